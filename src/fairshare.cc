@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "fairshare.h"
+
+#include <cmath>
+
+#include "classic.h"
+#include "fair_tree.h"
+
+namespace fairway {
+
+bool SharesNormalizedLikeFairTree(FairshareMode mode) {
+  return mode != FairshareMode::kClassic && mode != FairshareMode::kDepthOblivious;
+}
+
+double CalcFsFactor(long double usage_efctv, long double shares_norm, uint16_t damp) {
+  long double diff = usage_efctv - kNoValLd;
+  if (diff > -1e-6 && diff < 1e-6) return 0.0;  // Slurm's fuzzy_equal(NO_VAL)
+  if (shares_norm <= 0) return 0.0;
+  if (damp == 0) return 0.0;
+  return std::pow(2.0, static_cast<double>(-((usage_efctv / shares_norm) / damp)));
+}
+
+long double UsageNorm(const AssocTree& tree, int32_t i) {
+  long double root_usage = tree.node(tree.root()).usage_raw;
+  if (!root_usage) return 0.0L;
+  long double norm = tree.node(i).usage_raw / root_usage;
+  if (norm > 1.0L) norm = 1.0L;
+  return norm;
+}
+
+FairshareResults ComputeFairshare(const AssocTree& tree, const Params& params) {
+  FairshareResults results;
+  results.mode = params.Mode();
+  switch (results.mode) {
+    case FairshareMode::kClassic:
+      ComputeClassic(tree, params, false, &results);
+      break;
+    case FairshareMode::kDepthOblivious:
+      ComputeClassic(tree, params, true, &results);
+      break;
+    case FairshareMode::kFairTree:
+    case FairshareMode::kRanged:      // not selectable yet: the parser refuses
+    case FairshareMode::kPlannedUse:  // them, so these never reach here
+      ComputeFairTree(tree, &results);
+      break;
+  }
+  return results;
+}
+
+}  // namespace fairway

@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "job_priority.h"
+
+#include <cmath>
+
+namespace fairway {
+
+namespace {
+
+double AgeFactor(const JobInputs& job, const Params& params, int64_t now) {
+  if (!params.weight_age || !job.accrue_time) return 0;
+  // Slurm keeps the difference and PriorityMaxAge in 32 bits.
+  uint32_t diff = 0;
+  if (now > job.accrue_time) diff = static_cast<uint32_t>(now - job.accrue_time);
+  uint32_t max_age = static_cast<uint32_t>(params.max_age_s);
+  if (diff < max_age) return static_cast<double>(diff) / static_cast<double>(max_age);
+  return 1.0;
+}
+
+double JobSizeFactor(const JobInputs& job, const Params& params, const ClusterInputs& cluster) {
+  if (!params.weight_job_size) return 0;
+  if (!cluster.node_count || !cluster.cluster_cpus) return 0;  // Slurm: NaN/inf
+  uint32_t cpu_cnt = 0;
+  if (job.total_cpus) {
+    cpu_cnt = job.total_cpus;
+  } else if (job.max_cpus != kNoVal) {
+    cpu_cnt = job.max_cpus;
+  } else if (job.min_cpus) {
+    cpu_cnt = job.min_cpus;
+  }
+  const uint32_t min_nodes = job.min_nodes;
+  const uint32_t nodes = cluster.node_count;
+  const uint32_t cpus = cluster.cluster_cpus;
+  double js;
+  if (params.flags & kFlagSizeRelative) {
+    uint32_t time_limit = 1;
+    js = static_cast<double>(min_nodes) * static_cast<double>(cpus) / static_cast<double>(nodes);
+    if (cpu_cnt > js) js = static_cast<double>(cpu_cnt);
+    if (job.time_limit_min != kNoVal) {
+      time_limit = job.time_limit_min;
+    } else if (job.partition) {
+      time_limit = job.partition->max_time_min;
+    }
+    js /= time_limit;  // a zero limit gives +inf, clamped to 1 below
+    js /= cpus;
+    if (params.favor_small) js = 1.0 - js;
+  } else if (params.favor_small) {
+    // Unsigned differences, as in Slurm: an oversized request wraps to a
+    // huge value and is clamped to 1 (API brief §8 bug 11, kept for parity).
+    js = static_cast<double>(nodes - min_nodes) / static_cast<double>(nodes);
+    if (cpu_cnt) {
+      js += static_cast<double>(cpus - cpu_cnt) / static_cast<double>(cpus);
+      js /= 2;
+    }
+  } else {
+    js = static_cast<double>(min_nodes) / static_cast<double>(nodes);
+    if (cpu_cnt) {
+      js += static_cast<double>(cpu_cnt) / static_cast<double>(cpus);
+      js /= 2;
+    }
+  }
+  if (std::isnan(js)) return 0.0;
+  if (js < 0.0) return 0.0;
+  if (js > 1.0) return 1.0;
+  return js;
+}
+
+// Per-TRES factors for one partition: the allocated count (requested before
+// allocation) over the partition's total, or the raw count with
+// NO_NORMAL_TRES.
+std::vector<double> TresFactors(const JobInputs& job, const PartitionInputs* part,
+                                const Params& params) {
+  const size_t n = params.weight_tres.size();
+  std::vector<double> factors(n, 0.0);
+  for (size_t i = 0; i < n; ++i) {
+    uint64_t value = 0;
+    if (!job.tres_alloc.empty() && i < job.tres_alloc.size() &&
+        job.tres_alloc[i] != kNoConsumeVal64) {
+      value = job.tres_alloc[i];
+    } else if (!job.tres_req.empty() && i < job.tres_req.size()) {
+      value = job.tres_req[i];
+    }
+    if (params.flags & kFlagNoNormalTres) {
+      factors[i] = static_cast<double>(value);
+    } else if (value && part && i < part->tres_cnt.size() && part->tres_cnt[i]) {
+      factors[i] = value / static_cast<double>(part->tres_cnt[i]);
+    }
+  }
+  return factors;
+}
+
+// Weights TRES factors in place and returns their sum.
+double WeightTres(std::vector<double>* factors, const Params& params) {
+  double sum = 0.0;
+  for (size_t i = 0; i < factors->size(); ++i) {
+    (*factors)[i] *= params.weight_tres[i];
+    sum += (*factors)[i];
+  }
+  return sum;
+}
+
+double PartitionFactor(const PartitionInputs& part, const Params& params) {
+  return (params.flags & kFlagNoNormalPart) ? part.priority_job_factor : part.norm_priority;
+}
+
+// Replaces NaN by 0 so that no NaN reaches the integer conversion.
+double Sane(double value, bool* had_nan) {
+  if (std::isnan(value)) {
+    *had_nan = true;
+    return 0.0;
+  }
+  return value;
+}
+
+}  // namespace
+
+uint32_t PriorityFromSum(double sum, bool* clamped) {
+  if (clamped) *clamped = false;
+  if (std::isnan(sum) || sum < 1) return 1;  // 0 is reserved for held jobs
+  if (sum >= 4294967296.0) {
+    if (clamped) *clamped = true;
+    return kMaxPriority;
+  }
+  return static_cast<uint32_t>(static_cast<uint64_t>(sum));
+}
+
+JobPriority ComputeJobPriority(const JobInputs& job, const Params& params,
+                               const ClusterInputs& cluster, int64_t now) {
+  JobPriority out;
+  if (!job.has_details) {
+    out.priority = 0;
+    out.factors.tres.clear();
+    out.weighted.tres.clear();
+    return out;
+  }
+  PriorityFactors& f = out.factors;
+  f.age = AgeFactor(job, params, now);
+  if (job.has_assoc && params.weight_fairshare) f.fairshare = job.fairshare_factor;
+  f.job_size = JobSizeFactor(job, params, cluster);
+  if (job.partition && job.partition->priority_job_factor && params.weight_partition) {
+    f.partition = PartitionFactor(*job.partition, params);
+  }
+  f.site = job.site_factor;
+  if (job.has_assoc && params.weight_assoc) {
+    f.assoc = (params.flags & kFlagNoNormalAssoc) ? job.assoc_priority : job.assoc_priority_norm;
+  }
+  if (job.has_qos && job.qos_priority && params.weight_qos) {
+    f.qos = (params.flags & kFlagNoNormalQos) ? job.qos_priority : job.qos_norm_priority;
+  }
+  f.nice = job.nice;
+  if (!params.weight_tres.empty()) {
+    f.tres = TresFactors(job, job.partition ? &*job.partition : nullptr, params);
+  }
+
+  PriorityFactors& w = out.weighted;
+  bool had_nan = false;
+  w.age = Sane(f.age * static_cast<double>(params.weight_age), &had_nan);
+  w.assoc = Sane(f.assoc * static_cast<double>(params.weight_assoc), &had_nan);
+  w.fairshare = Sane(f.fairshare * static_cast<double>(params.weight_fairshare), &had_nan);
+  w.job_size = Sane(f.job_size * static_cast<double>(params.weight_job_size), &had_nan);
+  w.partition = Sane(f.partition * static_cast<double>(params.weight_partition), &had_nan);
+  w.qos = Sane(f.qos * static_cast<double>(params.weight_qos), &had_nan);
+  w.site = f.site;
+  w.nice = f.nice;
+  w.tres = f.tres;
+  out.tres_sum = Sane(WeightTres(&w.tres, params), &had_nan);
+
+  const double site_term = static_cast<double>(static_cast<int64_t>(w.site) - kNiceOffset);
+  const double nice_term = static_cast<double>(static_cast<int64_t>(w.nice) - kNiceOffset);
+  out.sum = w.age + w.assoc + w.fairshare + w.job_size + w.partition + w.qos + out.tres_sum +
+            site_term - nice_term;
+  out.priority = PriorityFromSum(out.sum, &out.clamped);
+
+  // Multi-partition jobs: the same terms with each partition's own partition
+  // and TRES factors; INCR_ONLY keeps an entry from going down.
+  for (size_t p = 0; p < job.partition_list.size(); ++p) {
+    const PartitionInputs& part = job.partition_list[p];
+    double part_tres = 0.0;
+    if (!params.weight_tres.empty()) {
+      std::vector<double> tres = TresFactors(job, &part, params);
+      part_tres = Sane(WeightTres(&tres, params), &had_nan);
+    }
+    double sum = PartitionFactor(part, params) * static_cast<double>(params.weight_partition);
+    sum += (w.age + w.assoc + w.fairshare + w.job_size + w.qos + part_tres + site_term -
+            nice_term);
+    bool clamped = false;
+    uint32_t value = PriorityFromSum(sum, &clamped);
+    out.clamped = out.clamped || clamped;
+    uint32_t previous = p < job.previous_partition_priorities.size()
+                            ? job.previous_partition_priorities[p]
+                            : 0;
+    if ((params.flags & kFlagIncrOnly) && previous >= value) value = previous;
+    out.partition_priorities.push_back(value);
+  }
+  out.had_nan = had_nan;
+  return out;
+}
+
+}  // namespace fairway

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// A job's priority factors and their weighted sum, as priority/multifactor
+// 22.05 computes them (API brief §4): age, association, fairshare, job size,
+// partition, QOS, site, nice and per-TRES factors; weights; truncation toward
+// zero; floor 1 (0 means held); clamp to 2^32 - 1; per-partition priorities
+// for multi-partition jobs. Pure; the caller supplies "now".
+#ifndef FAIRWAY_JOB_PRIORITY_H_
+#define FAIRWAY_JOB_PRIORITY_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "params.h"
+#include "slurm_values.h"
+
+namespace fairway {
+
+struct PartitionInputs {
+  std::string name;
+  uint16_t priority_job_factor = 0;
+  double norm_priority = 0;        // priority_job_factor / max over partitions
+  uint32_t max_time_min = kNoVal;  // MaxTime in minutes (INFINITE allowed)
+  std::vector<uint64_t> tres_cnt;  // partition TRES totals; empty = none
+};
+
+struct JobInputs {
+  uint32_t job_id = 0;
+  bool has_details = true;
+  int64_t accrue_time = 0;          // 0 = not accruing age
+  bool has_assoc = false;
+  double fairshare_factor = 0;      // the association's job factor in [0, 1]
+  uint32_t assoc_priority = 0;
+  double assoc_priority_norm = 0;
+  bool has_qos = false;
+  uint32_t qos_priority = 0;
+  double qos_norm_priority = 0;
+  uint32_t total_cpus = 0;          // 0 until the job was allocated
+  uint32_t max_cpus = kNoVal;
+  uint32_t min_cpus = 0;
+  uint32_t min_nodes = 1;
+  uint32_t time_limit_min = kNoVal;  // NO_VAL = the partition's MaxTime
+  std::optional<PartitionInputs> partition;     // the job's current part_ptr
+  std::vector<PartitionInputs> partition_list;  // multi-partition jobs, tier order
+  std::vector<uint32_t> previous_partition_priorities;  // for INCR_ONLY
+  uint32_t site_factor = kNiceOffset;  // biased by kNiceOffset
+  uint32_t nice = kNiceOffset;         // biased by kNiceOffset
+  std::vector<uint64_t> tres_alloc;    // empty = not allocated
+  std::vector<uint64_t> tres_req;
+};
+
+struct ClusterInputs {
+  uint32_t cluster_cpus = 0;
+  uint32_t node_count = 0;
+};
+
+// One value per factor; "weighted" ones are multiplied by their weights.
+struct PriorityFactors {
+  double age = 0, assoc = 0, fairshare = 0, job_size = 0, partition = 0, qos = 0;
+  std::vector<double> tres;  // empty when PriorityWeightTRES is unset
+  uint32_t site = kNiceOffset;
+  uint32_t nice = kNiceOffset;
+};
+
+struct JobPriority {
+  PriorityFactors factors;   // unweighted, each in [0, 1] unless NO_NORMAL_*
+  PriorityFactors weighted;  // what sprio shows (prio_factors)
+  double tres_sum = 0;       // sum of weighted TRES factors
+  double sum = 0;            // the weighted sum before floor/truncation
+  uint32_t priority = 1;     // the job's priority (current partition)
+  bool clamped = false;      // the sum exceeded 2^32 - 1
+  bool had_nan = false;      // a degenerate factor was replaced by 0
+  std::vector<uint32_t> partition_priorities;  // per partition_list entry
+};
+
+// Computes the factors and the priority. A job without details gets
+// priority 0 with zeroed factors (as Slurm does). Operator-set priorities are
+// the caller's business (they bypass this computation).
+JobPriority ComputeJobPriority(const JobInputs& job, const Params& params,
+                               const ClusterInputs& cluster, int64_t now);
+
+// The integer priority of a weighted sum: floor 1, truncation toward zero,
+// clamp to 2^32 - 1; NaN gives 1. *clamped is set when the clamp applied.
+uint32_t PriorityFromSum(double sum, bool* clamped);
+
+}  // namespace fairway
+
+#endif  // FAIRWAY_JOB_PRIORITY_H_

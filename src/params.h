@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The priority configuration: every slurm.conf setting the priority code uses
+// (times already in seconds, as slurm_conf_t holds them) plus Fairway's own
+// PriorityParameters keys. Plain data; any thread may copy it.
+#ifndef FAIRWAY_PARAMS_H_
+#define FAIRWAY_PARAMS_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "diagnostic.h"
+#include "slurm_values.h"
+
+namespace fairway {
+
+enum class FairshareMode { kClassic, kDepthOblivious, kFairTree, kRanged, kPlannedUse };
+
+// How planned-use usage enters the ledger (fairshare-modes.md, Planned use §4).
+enum class PlannedUseCharge { kAccrue, kStart };
+
+const char* FairshareModeName(FairshareMode mode);
+
+struct Params {
+  // PriorityWeight*; 0 disables a factor.
+  uint32_t weight_age = 0;
+  uint32_t weight_assoc = 0;
+  uint32_t weight_fairshare = 0;
+  uint32_t weight_job_size = 0;
+  uint32_t weight_partition = 0;
+  uint32_t weight_qos = 0;
+  // PriorityWeightTRES resolved to the cluster's TRES order; empty = unset.
+  std::vector<double> weight_tres;
+
+  uint32_t flags = kFlagFairTree;        // PriorityFlags bits
+  int64_t decay_half_life_s = 604800;    // PriorityDecayHalfLife; 0 = no decay
+  int64_t calc_period_s = 300;           // PriorityCalcPeriod
+  int64_t max_age_s = 604800;            // PriorityMaxAge
+  ResetPeriod reset_period = ResetPeriod::kNone;  // PriorityUsageResetPeriod
+  bool favor_small = false;              // PriorityFavorSmall
+  uint16_t damp_factor = 1;              // FairShareDampeningFactor
+
+  // PriorityParameters=fairshare=...; unset means "from PriorityFlags".
+  std::optional<FairshareMode> mode_override;
+  int64_t planned_use_interval_s = 86400;  // planned_use_interval
+  double planned_use_capacity = 0;         // billing/s; 0 = total node billing
+  PlannedUseCharge planned_use_charge = PlannedUseCharge::kAccrue;
+
+  // The fairshare mode in force: PriorityParameters wins over PriorityFlags.
+  FairshareMode Mode() const;
+  // Sum of the integer weights, as a 64-bit value (can exceed 2^32 - 1).
+  uint64_t WeightSum() const;
+};
+
+// Parses PriorityParameters ("key=value,key=value"). Every problem becomes a
+// Diagnostic naming the key and value; the key then keeps its previous value
+// in *params. Known keys: fairshare, planned_use_interval,
+// planned_use_capacity, planned_use_charge.
+Diagnostics ParsePriorityParameters(std::string_view text, Params* params);
+
+// Slurm's time string ("minutes", "minutes:seconds", "hours:minutes:seconds",
+// "days-hours", "days-hours:minutes", "days-hours:minutes:seconds") in
+// seconds; nullopt when malformed. "UNLIMITED"/"INFINITE" are rejected here.
+std::optional<int64_t> ParseSlurmTimeSeconds(std::string_view text);
+
+}  // namespace fairway
+
+#endif  // FAIRWAY_PARAMS_H_

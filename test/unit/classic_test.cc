@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Classic and depth-oblivious fairshare against the documented worked example.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "classic.h"
+#include "test_support.h"
+
+namespace fairway {
+namespace {
+
+using test::FindAssoc;
+using test::LoadTree;
+
+Params ClassicParams() {
+  Params p;
+  p.flags &= ~kFlagFairTree;
+  return p;
+}
+
+// fairshare-modes.md "Worked example": the five user factors to 6 decimals.
+TEST(Classic, DocumentedWorkedExampleFactors) {
+  AssocTree tree = LoadTree("classic_doc_example.csv", FairshareMode::kClassic);
+  FairshareResults r = ComputeFairshare(tree, ClassicParams());
+  ASSERT_EQ(r.mode, FairshareMode::kClassic);
+  struct Expected { const char* acct; const char* user; double factor; };
+  for (const Expected& e : {Expected{"b", "user1", 0.408479}, Expected{"c", "user2", 0.022097},
+                            Expected{"c", "user3", 0.125000}, Expected{"e", "user4", 0.500000},
+                            Expected{"f", "user5", 0.749154}}) {
+    int32_t i = FindAssoc(tree, e.acct, e.user);
+    ASSERT_GE(i, 0) << e.user;
+    EXPECT_NEAR(r.assocs[i].job_factor, e.factor, 5e-7) << e.user;
+  }
+}
+
+TEST(Classic, WorkedExampleIntermediateValues) {
+  AssocTree tree = LoadTree("classic_doc_example.csv", FairshareMode::kClassic);
+  FairshareResults r = ComputeFairshare(tree, ClassicParams());
+  int32_t a = FindAssoc(tree, "a", "");
+  int32_t c = FindAssoc(tree, "c", "");
+  int32_t user2 = FindAssoc(tree, "c", "user2");
+  // First-tier accounts: UE = UA.
+  EXPECT_NEAR(static_cast<double>(r.assocs[a].usage_efctv), 0.45, 1e-12);
+  // UE(C) = 0.25 + (0.45 - 0.25) * 10/40.
+  EXPECT_NEAR(static_cast<double>(r.assocs[c].usage_efctv), 0.30, 1e-12);
+  // UE(user2) = 0.25 + (0.30 - 0.25) * 1/2; S = 0.4 * 10/40 * 1/2.
+  EXPECT_NEAR(static_cast<double>(r.assocs[user2].usage_efctv), 0.275, 1e-12);
+  EXPECT_NEAR(tree.links(user2).shares_norm, 0.05, 1e-15);
+  EXPECT_NEAR(static_cast<double>(r.assocs[user2].usage_norm), 0.25, 1e-12);
+  // Classic leaves Slurm's fs_factor field alone.
+  EXPECT_EQ(r.assocs[user2].fs_factor, 0.0);
+}
+
+TEST(Classic, DampeningFactorDividesTheExponent) {
+  AssocTree tree = LoadTree("classic_doc_example.csv", FairshareMode::kClassic);
+  Params p = ClassicParams();
+  p.damp_factor = 2;
+  FairshareResults r = ComputeFairshare(tree, p);
+  int32_t user3 = FindAssoc(tree, "c", "user3");
+  // 2^(-(0.15/0.05)/2) = 2^-1.5
+  EXPECT_NEAR(r.assocs[user3].job_factor, std::pow(2.0, -1.5), 1e-12);
+}
+
+TEST(Classic, CalcFsFactorGuards) {
+  EXPECT_EQ(CalcFsFactor(kNoValLd, 0.5L, 1), 0.0);
+  EXPECT_EQ(CalcFsFactor(0.25L, 0.0L, 1), 0.0);
+  EXPECT_EQ(CalcFsFactor(0.25L, -1.0L, 1), 0.0);
+  EXPECT_EQ(CalcFsFactor(0.25L, 0.5L, 0), 0.0);  // no NaN for a zero damp factor
+  EXPECT_NEAR(CalcFsFactor(0.25L, 0.5L, 1), 0.707107, 1e-6);  // brief §6.3 probe value
+  EXPECT_EQ(CalcFsFactor(0.0L, 0.5L, 1), 1.0);
+}
+
+TEST(Classic, ParentUserTakesItsFsParentsFactor) {
+  AssocTree tree = LoadTree("classic_doc_example.csv", FairshareMode::kClassic);
+  FairshareResults r = ComputeFairshare(tree, ClassicParams());
+  int32_t root_user = FindAssoc(tree, "root", "root");
+  // root's user is Fairshare=parent: its fs parent is the root (efctv 1,
+  // shares_norm 1), so its jobs get 2^-1.
+  EXPECT_NEAR(r.assocs[root_user].job_factor, 0.5, 1e-12);
+}
+
+TEST(Classic, ZeroSharesGiveZeroFactor) {
+  std::vector<AssocNode> nodes = {
+      {1, 0, "root", "", "", 1, 100}, {2, 1, "a", "", "", 1, 100},
+      {3, 2, "a", "u1", "", 0, 50},   {4, 2, "a", "u2", "", 1, 50},
+  };
+  AssocTree tree;
+  std::string error;
+  ASSERT_TRUE(tree.Build(nodes, false, &error)) << error;
+  FairshareResults r = ComputeFairshare(tree, ClassicParams());
+  EXPECT_EQ(r.assocs[2].job_factor, 0.0);
+  EXPECT_GT(r.assocs[3].job_factor, 0.0);
+}
+
+TEST(Classic, NoUsageAnywhereGivesFullFactor) {
+  std::vector<AssocNode> nodes = {
+      {1, 0, "root", "", "", 1, 0}, {2, 1, "a", "", "", 1, 0}, {3, 2, "a", "u1", "", 1, 0}};
+  AssocTree tree;
+  ASSERT_TRUE(tree.Build(nodes, false, nullptr));
+  FairshareResults r = ComputeFairshare(tree, ClassicParams());
+  EXPECT_EQ(r.assocs[2].usage_norm, 0.0L);
+  EXPECT_EQ(r.assocs[2].job_factor, 1.0);
+}
+
+// Depth-oblivious: when usage sits where the shares say, every level has
+// R = 1 and each user gets 2^-1, however deep it is.
+TEST(DepthOblivious, ProportionalUsageGivesOneHalfAtEveryDepth) {
+  std::vector<AssocNode> nodes = {
+      {1, 0, "root", "", "", 1, 100}, {2, 1, "a", "", "", 1, 50},
+      {3, 2, "a", "u1", "", 1, 25},   {4, 2, "a", "u2", "", 1, 25},
+      {5, 1, "b", "", "", 1, 50},     {6, 5, "bb", "", "", 1, 50},
+      {7, 6, "bb", "u3", "", 1, 50},
+  };
+  AssocTree tree;
+  ASSERT_TRUE(tree.Build(nodes, false, nullptr));
+  Params p;
+  p.flags = kFlagDepthOblivious;
+  FairshareResults r = ComputeFairshare(tree, p);
+  ASSERT_EQ(r.mode, FairshareMode::kDepthOblivious);
+  for (int32_t i : {2, 3, 6}) EXPECT_NEAR(r.assocs[i].job_factor, 0.5, 1e-12) << i;
+}
+
+TEST(DepthOblivious, OverservedUserRanksBelowSibling) {
+  std::vector<AssocNode> nodes = {
+      {1, 0, "root", "", "", 1, 100}, {2, 1, "a", "", "", 1, 60},
+      {3, 2, "a", "u1", "", 1, 50},   {4, 2, "a", "u2", "", 1, 10},
+      {5, 1, "b", "", "", 1, 40},     {6, 5, "b", "u3", "", 1, 40},
+  };
+  AssocTree tree;
+  ASSERT_TRUE(tree.Build(nodes, false, nullptr));
+  Params p;
+  p.flags = kFlagDepthOblivious;
+  FairshareResults r = ComputeFairshare(tree, p);
+  EXPECT_LT(r.assocs[2].job_factor, r.assocs[3].job_factor);
+  EXPECT_GT(r.assocs[5].job_factor, r.assocs[2].job_factor);
+  for (const AssocFairshare& a : r.assocs) {
+    EXPECT_FALSE(std::isnan(a.job_factor));
+    EXPECT_GE(a.job_factor, 0.0);
+    EXPECT_LE(a.job_factor, 1.0);
+  }
+}
+
+}  // namespace
+}  // namespace fairway
