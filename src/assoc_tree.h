@@ -63,6 +63,15 @@ class AssocTree {
   int32_t Find(uint32_t id) const;
   // Changes one association's usage (e.g. between passes) without rebuilding.
   void set_usage_raw(int32_t i, long double usage) { nodes_[i].usage_raw = usage; }
+  // Replaces the derived normalisation with the values slurmctld's
+  // association manager holds, so that the plugin uses exactly its numbers
+  // (it normalises with the flags in force when it last loaded the tree).
+  void OverrideNormalization(int32_t i, uint32_t level_shares, double shares_norm,
+                             double priority_norm) {
+    links_[i].level_shares = level_shares;
+    links_[i].shares_norm = shares_norm;
+    links_[i].priority_norm = priority_norm;
+  }
 
  private:
   void NormalizeShares(bool fair_tree_shares);

@@ -5,47 +5,57 @@
 
 namespace fairway {
 
-namespace {
-
-// UE = UA + (UE_parent - UA) * S_child / S_all_siblings (the classic formula),
-// or UE_parent when no sibling has shares.
-long double ClassicEfctv(const AssocTree& tree, int32_t i, const FairshareResults& r) {
-  const AssocLinks& links = tree.links(i);
-  long double ua_child = r.assocs[i].usage_norm;
-  long double ue_parent = r.assocs[links.fs_parent].usage_efctv;
-  uint32_t s_child = tree.node(i).shares_raw;
-  uint32_t s_all_siblings = links.level_shares;
-  if (!s_all_siblings) return ue_parent;
-  return ua_child + (ue_parent - ua_child) * (s_child / static_cast<long double>(s_all_siblings));
+long double ClassicEffectiveUsage(long double usage_norm, long double parent_efctv,
+                                  uint32_t shares_raw, uint32_t level_shares) {
+  if (!level_shares) return parent_efctv;
+  return usage_norm + (parent_efctv - usage_norm) * (shares_raw / static_cast<long double>(level_shares));
 }
 
-// R = Rp * Rl^k, efctv = R * shares_norm (priority_multifactor.c
-// _depth_oblivious_set_usage_efctv; note its pow() of a long double is the
-// double pow, which we keep for identical digits).
-long double DepthObliviousEfctv(const AssocTree& tree, int32_t i, const FairshareResults& r) {
-  const AssocLinks& links = tree.links(i);
-  const int32_t parent = links.fs_parent;
-  const double shares_norm = links.shares_norm;
-  const double parent_shares_norm = tree.links(parent).shares_norm;
-  const long double parent_efctv = r.assocs[parent].usage_efctv;
-  const long double usage_norm = r.assocs[i].usage_norm;
-  if (!(shares_norm && parent_shares_norm && parent_efctv && usage_norm)) return usage_norm;
-
-  const long double f = 5.0;
-  long double ratio_p = parent_efctv / parent_shares_norm;
-  long double ratio_s = 0;
-  for (int32_t s : tree.fs_children(parent)) {
-    if (!tree.node(s).uses_parent()) ratio_s += r.assocs[s].usage_norm;
+// priority_multifactor.c _depth_oblivious_set_usage_efctv; its pow() of long
+// doubles is the double pow, kept for identical digits.
+long double DepthObliviousEffectiveUsage(const DepthObliviousInputs& in) {
+  if (!(in.shares_norm && in.parent_shares_norm && in.parent_efctv && in.usage_norm)) {
+    return in.usage_norm;
   }
-  ratio_s /= parent_shares_norm;
-  long double ratio_l = (usage_norm / shares_norm) / ratio_s;
+  const long double f = 5.0;
+  long double ratio_p = in.parent_efctv / in.parent_shares_norm;
+  long double ratio_s = in.siblings_usage_norm / in.parent_shares_norm;
+  long double ratio_l = (in.usage_norm / in.shares_norm) / ratio_s;
   long double k;
   if (!ratio_p || !ratio_l || logl(ratio_p) * logl(ratio_l) >= 0) {
     k = 1;
   } else {
     k = 1 / (1 + powl(f * logl(ratio_p), 2));
   }
-  return ratio_p * std::pow(static_cast<double>(ratio_l), static_cast<double>(k)) * shares_norm;
+  return ratio_p * std::pow(static_cast<double>(ratio_l), static_cast<double>(k)) * in.shares_norm;
+}
+
+long double NormalizedUsage(long double usage_raw, long double root_usage_raw) {
+  if (!root_usage_raw) return 0.0L;
+  long double norm = usage_raw / root_usage_raw;
+  if (norm > 1.0L) norm = 1.0L;
+  return norm;
+}
+
+namespace {
+
+long double ClassicEfctv(const AssocTree& tree, int32_t i, const FairshareResults& r) {
+  const AssocLinks& links = tree.links(i);
+  return ClassicEffectiveUsage(r.assocs[i].usage_norm, r.assocs[links.fs_parent].usage_efctv,
+                               tree.node(i).shares_raw, links.level_shares);
+}
+
+long double DepthObliviousEfctv(const AssocTree& tree, int32_t i, const FairshareResults& r) {
+  const int32_t parent = tree.links(i).fs_parent;
+  DepthObliviousInputs in;
+  in.shares_norm = tree.links(i).shares_norm;
+  in.parent_shares_norm = tree.links(parent).shares_norm;
+  in.parent_efctv = r.assocs[parent].usage_efctv;
+  in.usage_norm = r.assocs[i].usage_norm;
+  for (int32_t s : tree.fs_children(parent)) {
+    if (!tree.node(s).uses_parent()) in.siblings_usage_norm += r.assocs[s].usage_norm;
+  }
+  return DepthObliviousEffectiveUsage(in);
 }
 
 void Descend(const AssocTree& tree, int32_t parent, bool depth_oblivious,

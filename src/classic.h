@@ -12,6 +12,26 @@ namespace fairway {
 // depth_oblivious, associations below the root's children use the
 // depth-oblivious effective usage. Every association's usage_norm is computed
 // before any effective usage (multifactor mixes stale values here, §8 bug 9).
+// The single-association formulas, for callers that update one association
+// in place (the plugin's priority_p_set_assoc_usage) and for explanations.
+// UE = UA + (UE_parent - UA) * S_child / S_all_siblings; UE_parent when no
+// sibling has shares.
+long double ClassicEffectiveUsage(long double usage_norm, long double parent_efctv,
+                                  uint32_t shares_raw, uint32_t level_shares);
+
+struct DepthObliviousInputs {
+  double shares_norm = 0;
+  double parent_shares_norm = 0;
+  long double parent_efctv = 0;
+  long double usage_norm = 0;
+  long double siblings_usage_norm = 0;  // sum over non-"parent" fs siblings
+};
+// R = Rp * Rl^k; returns R * shares_norm, or usage_norm when any input is 0.
+long double DepthObliviousEffectiveUsage(const DepthObliviousInputs& in);
+
+// usage_raw / root_usage_raw, 0 when the root has no usage, capped at 1.
+long double NormalizedUsage(long double usage_raw, long double root_usage_raw);
+
 void ComputeClassic(const AssocTree& tree, const Params& params, bool depth_oblivious,
                     FairshareResults* results);
 

@@ -21,11 +21,7 @@ double CalcFsFactor(long double usage_efctv, long double shares_norm, uint16_t d
 }
 
 long double UsageNorm(const AssocTree& tree, int32_t i) {
-  long double root_usage = tree.node(tree.root()).usage_raw;
-  if (!root_usage) return 0.0L;
-  long double norm = tree.node(i).usage_raw / root_usage;
-  if (norm > 1.0L) norm = 1.0L;
-  return norm;
+  return NormalizedUsage(tree.node(i).usage_raw, tree.node(tree.root()).usage_raw);
 }
 
 FairshareResults ComputeFairshare(const AssocTree& tree, const Params& params) {

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Between slurmctld's association manager and the core's AssocTree: copy the
+// tree out (SnapshotAssocs), write fairshare results back (WriteFairshare),
+// and update one association in place (SetAssocUsage, for
+// priority_p_set_assoc_usage). Callers hold the assoc_mgr locks named below.
+#ifndef FAIRWAY_PLUGIN_ASSOC_BRIDGE_H_
+#define FAIRWAY_PLUGIN_ASSOC_BRIDGE_H_
+
+#include <vector>
+
+#include "assoc_tree.h"
+#include "fairshare.h"
+#include "plugin_config.h"
+
+struct slurmdb_assoc_rec;
+
+namespace fairway::plugin {
+
+struct AssocSnapshot {
+  AssocTree tree;
+  std::vector<slurmdb_assoc_rec*> records;  // indexed like tree.nodes()
+};
+
+// Requires: assoc_mgr assoc lock (read or write). Nodes come in depth-first
+// order of the children lists, so sibling order is Slurm's list order, and
+// shares use assoc_mgr's own normalisation. False if there is no root.
+bool SnapshotAssocs(FairshareMode mode, AssocSnapshot* snapshot);
+
+// Requires: assoc_mgr assoc WRITE lock, and the records still alive (the
+// same lock hold as the snapshot). Writes usage_norm, usage_efctv and, in
+// Fair Tree, level_fs and fs_factor.
+void WriteFairshare(const AssocSnapshot& snapshot, const FairshareResults& results);
+
+// priority_p_set_assoc_usage: usage_norm and the (classic or
+// depth-oblivious) usage_efctv of one association from its fs parent's
+// current values. No locking; the caller holds at least the assoc read lock.
+void SetAssocUsage(slurmdb_assoc_rec* assoc, const PluginConfig& config);
+
+}  // namespace fairway::plugin
+
+#endif  // FAIRWAY_PLUGIN_ASSOC_BRIDGE_H_

@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "decay_thread.h"
+
+#include <pthread.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+#include "assoc_bridge.h"
+#include "decay.h"
+#include "job_bridge.h"
+#include "plugin_config.h"
+#include "plugin_log.h"
+#include "state_file.h"
+#include "usage_bridge.h"
+#include "slurm_api.h"
+
+namespace fairway::plugin {
+
+namespace {
+
+std::mutex g_mutex;                 // guards the flags below and one pass
+std::condition_variable g_wakeup;   // fini wakes the sleeping thread
+std::condition_variable g_started;  // StartDecayThread waits for the state
+bool g_shutdown = false;
+bool g_reconfig = false;
+bool g_state_read = false;
+std::thread* g_thread = nullptr;    // raw: no static destructor at exit
+std::atomic<time_t> g_last_ran{0};
+
+bool IsClassicFamily(FairshareMode mode) {
+  return mode == FairshareMode::kClassic || mode == FairshareMode::kDepthOblivious;
+}
+
+// Applies PriorityUsageResetPeriod; returns the updated reset state.
+void HandleReset(ResetPeriod* period, time_t* last_reset, time_t* next_reset, time_t now) {
+  switch (*period) {
+    case ResetPeriod::kNone:
+      return;
+    case ResetPeriod::kNow:
+      ResetUsage();
+      *period = ResetPeriod::kNone;
+      *last_reset = now;
+      return;
+    default:
+      if (*next_reset == 0) *next_reset = NextResetTime(*period, *last_reset, now);
+      if (*next_reset && now >= *next_reset) {
+        ResetUsage();
+        *last_reset = *next_reset;
+        *next_reset = NextResetTime(*period, *last_reset, now);
+      }
+  }
+}
+
+void RunPass(time_t start_time, ResetPeriod* reset_period, time_t* last_reset,
+             time_t* next_reset) {
+  auto config = CurrentConfig();
+  HandleReset(reset_period, last_reset, next_reset, start_time);
+  const time_t last_ran = g_last_ran.load();
+  const bool classic = IsClassicFamily(config->params.Mode());
+  // No state (first run) or a clock that did not advance: nothing to decay.
+  // Classic modes then skip the job passes too, as multifactor does.
+  const bool skip = last_ran == 0 || start_time - last_ran <= 0;
+  if (!skip) {
+    ApplyDecay(DecayOver(config->decay_factor_per_second, start_time - last_ran));
+  }
+  slurmctld_lock_t job_write_lock = {NO_LOCK, WRITE_LOCK, READ_LOCK, READ_LOCK, NO_LOCK};
+  if (!skip) {
+    lock_slurmctld(job_write_lock);
+    site_factor_g_update();
+    ChargeRunningJobs(last_ran, start_time);
+    unlock_slurmctld(job_write_lock);
+  } else if (!classic) {
+    // Fair Tree charges from each job's start when there is no decay clock.
+    lock_slurmctld(job_write_lock);
+    ChargeRunningJobs(last_ran, start_time);
+    unlock_slurmctld(job_write_lock);
+  }
+  RecomputeFairshare();
+  if (!skip || !classic) {
+    lock_slurmctld(job_write_lock);
+    RecomputeJobPriorities(start_time);
+    unlock_slurmctld(job_write_lock);
+  }
+}
+
+void ThreadMain() {
+  pthread_setname_np(pthread_self(), "fw_decay");
+  time_t start_time = time(nullptr);
+  auto config = CurrentConfig();
+  ResetPeriod reset_period = config->params.reset_period;
+  time_t next_reset = 0;
+  DecayState state = ReadDecayState();
+  g_last_ran = state.last_ran;
+  time_t last_reset = state.last_reset ? state.last_reset : start_time;
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    g_state_read = true;
+  }
+  g_started.notify_all();
+  InitGrpUsedTresRunSecs(g_last_ran.load());
+
+  // The deadline advances on a fixed cadence from the thread's start.
+  auto deadline = std::chrono::system_clock::now();
+  std::unique_lock<std::mutex> lock(g_mutex);
+  while (!g_shutdown) {
+    if (g_reconfig) {
+      reset_period = CurrentConfig()->params.reset_period;
+      next_reset = 0;
+      g_reconfig = false;
+    }
+    try {
+      RunPass(start_time, &reset_period, &last_reset, &next_reset);
+    } catch (const std::exception& e) {
+      LogError("decay pass failed: %s", e.what());
+    }
+    g_last_ran = start_time;
+    WriteDecayState(DecayState{start_time, last_reset});
+    deadline += std::chrono::seconds(slurm_conf.priority_calc_period);
+    g_wakeup.wait_until(lock, deadline, [] { return g_shutdown; });
+    start_time = time(nullptr);
+  }
+}
+
+}  // namespace
+
+void RecomputeFairshare() {
+  auto config = CurrentConfig();
+  if (!config->calc_fairshare) return;
+  assoc_mgr_lock_t locks = {};
+  locks.assoc = WRITE_LOCK;
+  assoc_mgr_lock(&locks);
+  AssocSnapshot snapshot;
+  if (SnapshotAssocs(config->params.Mode(), &snapshot)) {
+    FairshareResults results = ComputeFairshare(snapshot.tree, config->params);
+    WriteFairshare(snapshot, results);
+  }
+  assoc_mgr_unlock(&locks);
+}
+
+void ChargeRunningJobs(time_t start_period, time_t now) {
+  if (!job_list) return;
+  auto config = CurrentConfig();
+  ListIterator it = list_iterator_create(job_list);
+  while (auto* job = static_cast<job_record_t*>(list_next(it))) {
+    if (ShouldChargePeriodically(job, *config)) ChargeJob(job, start_period, now, false, *config);
+  }
+  list_iterator_destroy(it);
+}
+
+void RecomputeJobPriorities(time_t now) {
+  if (!job_list) return;
+  auto config = CurrentConfig();
+  const bool incr_only = config->params.flags & kFlagIncrOnly;
+  const bool running_too = config->params.flags & kFlagCalculateRunning;
+  ListIterator it = list_iterator_create(job_list);
+  while (auto* job = static_cast<job_record_t*>(list_next(it))) {
+    if (job->priority == 0 || IS_JOB_POWER_UP_NODE(job)) continue;
+    if (!IS_JOB_PENDING(job) && !running_too) continue;
+    uint32_t priority = ComputeAndStoreJobPriority(job, now, *config);
+    if (!incr_only || job->priority < priority) {
+      job->priority = priority;
+      last_job_update = time(nullptr);
+    }
+  }
+  list_iterator_destroy(it);
+}
+
+void StartDecayThread() {
+  std::unique_lock<std::mutex> lock(g_mutex);
+  if (g_thread) return;
+  g_shutdown = false;
+  g_state_read = false;
+  g_thread = new std::thread(ThreadMain);
+  g_started.wait(lock, [] { return g_state_read; });
+}
+
+void StopDecayThread() {
+  std::thread* thread = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    g_shutdown = true;
+    thread = g_thread;
+    g_thread = nullptr;
+  }
+  g_wakeup.notify_all();
+  if (thread) {
+    thread->join();
+    delete thread;
+  }
+}
+
+bool DecayThreadRunning() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  return g_thread != nullptr;
+}
+
+void RequestReconfig() {
+  // Not under g_mutex: a pass may hold it for a while; the flag is read at
+  // the start of the next pass.
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_reconfig = true;
+}
+
+time_t LastDecayRan() { return g_last_ran.load(); }
+
+}  // namespace fairway::plugin

@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The plugin's periodic pass, in its own thread (named "fw_decay" so that it
+// can be told from multifactor's "decay"). Every PriorityCalcPeriod it
+// applies usage resets and decay, charges running jobs, recomputes
+// fairshare for the whole tree and the priority of pending jobs, then saves
+// the decay clock. Order and cadence follow priority/multifactor (§3.2).
+#ifndef FAIRWAY_PLUGIN_DECAY_THREAD_H_
+#define FAIRWAY_PLUGIN_DECAY_THREAD_H_
+
+#include <ctime>
+
+namespace fairway::plugin {
+
+// Starts the thread and returns once it has read the state file, so that
+// LastDecayRan() is valid before any job ends.
+void StartDecayThread();
+// Wakes the thread, waits for its current pass to finish and joins it.
+void StopDecayThread();
+bool DecayThreadRunning();
+// The next pass re-reads the reset period and decay factor.
+void RequestReconfig();
+// When the last pass ran (0 before the first), for job-end charging.
+time_t LastDecayRan();
+
+// One pass's fairshare: snapshot, compute, write back under assoc W.
+void RecomputeFairshare();
+// Requires the job WRITE lock: recomputes every eligible job's priority.
+void RecomputeJobPriorities(time_t now);
+// Requires the job WRITE lock: charges every running job up to now.
+void ChargeRunningJobs(time_t start_period, time_t now);
+
+}  // namespace fairway::plugin
+
+#endif  // FAIRWAY_PLUGIN_DECAY_THREAD_H_

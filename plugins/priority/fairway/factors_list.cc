@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "factors_list.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "job_bridge.h"
+#include "plugin_config.h"
+
+namespace fairway::plugin {
+
+namespace {
+
+bool ListHasId(List list, uint32_t id) {
+  bool found = false;
+  ListIterator it = list_iterator_create(list);
+  while (auto* value = static_cast<uint32_t*>(list_next(it))) {
+    if (*value == id) {
+      found = true;
+      break;
+    }
+  }
+  list_iterator_destroy(it);
+  return found;
+}
+
+bool PartitionWanted(const std::vector<part_record_t*>* filter, const part_record_t* part) {
+  if (!filter) return true;
+  return std::find(filter->begin(), filter->end(), part) != filter->end();
+}
+
+// The partition name is copied (multifactor lends part_record's own string,
+// a use-after-free if the partition goes away before packing: §8 bug 7), so
+// the list frees it with its objects.
+void DestroyFactors(void* object) {
+  auto* factors = static_cast<priority_factors_object_t*>(object);
+  if (!factors) return;
+  xfree(factors->partition);
+  slurm_destroy_priority_factors_object(factors);
+}
+
+priority_factors_object_t* NewFactors(const job_record_t* job, const part_record_t* part) {
+  auto* obj = static_cast<priority_factors_object_t*>(xmalloc(sizeof(priority_factors_object_t)));
+  if (job->prio_factors) slurm_copy_priority_factors_object(obj, job->prio_factors);
+  obj->job_id = job->job_id;
+  obj->user_id = job->user_id;
+  obj->partition = xstrdup(part->name);
+  return obj;
+}
+
+void AddJob(job_record_t* job, priority_factors_request_msg_t* request,
+            const std::vector<part_record_t*>* part_filter, const PluginConfig& config, List out) {
+  if (request->job_id_list && !ListHasId(request->job_id_list, job->job_id)) return;
+  if (request->uid_list && !ListHasId(request->uid_list, job->user_id)) return;
+  if (!job->part_ptr && !job->part_ptr_list) return;
+  if (!job->part_ptr_list) {
+    if (!PartitionWanted(part_filter, job->part_ptr)) return;
+    priority_factors_object_t* obj;
+    if (job->direct_set_prio) {
+      obj = static_cast<priority_factors_object_t*>(xmalloc(sizeof(priority_factors_object_t)));
+      obj->direct_prio = job->priority;
+      obj->job_id = job->job_id;
+      obj->user_id = job->user_id;
+      obj->partition = xstrdup(job->part_ptr->name);
+    } else {
+      obj = NewFactors(job, job->part_ptr);
+    }
+    list_append(out, obj);
+    return;
+  }
+  ListIterator it = list_iterator_create(job->part_ptr_list);
+  while (auto* part = static_cast<part_record_t*>(list_next(it))) {
+    if (!PartitionWanted(part_filter, part)) continue;
+    priority_factors_object_t* obj = NewFactors(job, part);
+    FactorsForPartition(job, part, config, obj);
+    list_append(out, obj);
+  }
+  list_iterator_destroy(it);
+}
+
+bool Maysee(const job_record_t* job, uid_t uid) {
+  if (!(slurm_conf.private_data & PRIVATE_DATA_JOBS)) return true;
+  if (job->user_id == uid || validate_operator(uid)) return true;
+  if (slurm_mcs_get_privatedata() == 0) {
+    return assoc_mgr_is_user_acct_coord(acct_db_conn, uid, job->account);
+  }
+  return mcs_g_check_mcs_label(uid, job->mcs_label, false) == 0;
+}
+
+}  // namespace
+
+List BuildPriorityFactorsList(priority_factors_request_msg_t* request, uid_t uid) {
+  auto config = CurrentConfig();
+  const uint32_t flags = config->params.flags;
+  List result = nullptr;
+  time_t now = time(nullptr);
+  slurmctld_lock_t job_read_lock = {NO_LOCK, READ_LOCK, READ_LOCK, READ_LOCK, NO_LOCK};
+  lock_slurmctld(job_read_lock);
+  std::vector<part_record_t*> part_filter;
+  if (request->partitions) {
+    char* names = xstrdup(request->partitions);
+    char* save = nullptr;
+    for (char* tok = strtok_r(names, ",", &save); tok; tok = strtok_r(nullptr, ",", &save)) {
+      if (part_record_t* part = find_part_record(tok)) part_filter.push_back(part);
+    }
+    xfree(names);
+  }
+  if (job_list && list_count(job_list)) {
+    result = list_create(DestroyFactors);
+    ListIterator it = list_iterator_create(job_list);
+    while (auto* job = static_cast<job_record_t*>(list_next(it))) {
+      if (!(flags & kFlagCalculateRunning) && !IS_JOB_PENDING(job)) continue;
+      if (IS_JOB_REVOKED(job) || !job->details) continue;
+      time_t use_time = (flags & kFlagAccrueAlways) ? job->details->submit_time
+                                                    : job->details->begin_time;
+      if (!use_time || use_time > now) continue;
+      if (job->priority == 0) continue;
+      if (!Maysee(job, uid)) continue;
+      AddJob(job, request, request->partitions ? &part_filter : nullptr, *config, result);
+    }
+    list_iterator_destroy(it);
+    if (!list_count(result)) FREE_NULL_LIST(result);
+  }
+  unlock_slurmctld(job_read_lock);
+  return result;
+}
+
+}  // namespace fairway::plugin

@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "job_bridge.h"
+
+#include <cstring>
+
+#include "assoc_bridge.h"
+#include "fairshare.h"
+#include "job_priority.h"
+#include "plugin_log.h"
+#include "slurm_api.h"
+
+namespace fairway::plugin {
+
+namespace {
+
+std::vector<uint64_t> TresArray(const uint64_t* counts) {
+  if (!counts || slurmctld_tres_cnt <= 0) return {};
+  return std::vector<uint64_t>(counts, counts + slurmctld_tres_cnt);
+}
+
+PartitionInputs PartitionFrom(const part_record_t* part) {
+  PartitionInputs in;
+  in.name = part->name ? part->name : "";
+  in.priority_job_factor = part->priority_job_factor;
+  in.norm_priority = part->norm_priority;
+  in.max_time_min = part->max_time;
+  in.tres_cnt = TresArray(part->tres_cnt);
+  return in;
+}
+
+void ClearFactors(job_record_t* job) {
+  if (!job->prio_factors) return;
+  xfree(job->prio_factors->tres_weights);
+  xfree(job->prio_factors->priority_tres);
+  std::memset(job->prio_factors, 0, sizeof(priority_factors_object_t));
+}
+
+// The job's fairshare factor: Fair Tree and Fairway modes read the
+// association's fs_factor written by the last pass; classic modes compute
+// 2^(-UE/S) from the fs association, filling it in first if it is unset.
+double FairshareFactor(job_record_t* job, const PluginConfig& config) {
+  slurmdb_assoc_rec_t* assoc = job->assoc_ptr;
+  if (!assoc) {
+    LogError("job %u has no association, so no fairshare factor", job->job_id);
+    return 0.0;
+  }
+  if (config.params.Mode() == FairshareMode::kFairTree) return assoc->usage->fs_factor;
+  slurmdb_assoc_rec_t* fs_assoc = assoc;
+  if (assoc->shares_raw == SLURMDB_FS_USE_PARENT && assoc->usage->fs_assoc_ptr) {
+    fs_assoc = assoc->usage->fs_assoc_ptr;
+  }
+  long double diff = fs_assoc->usage->usage_efctv - static_cast<long double>(NO_VAL);
+  if (diff > -1e-6 && diff < 1e-6) SetAssocUsage(fs_assoc, config);
+  return CalcFsFactor(fs_assoc->usage->usage_efctv,
+                      static_cast<long double>(fs_assoc->usage->shares_norm),
+                      config.params.damp_factor);
+}
+
+JobInputs InputsFrom(job_record_t* job, const PluginConfig& config) {
+  const Params& p = config.params;
+  JobInputs in;
+  in.job_id = job->job_id;
+  job_details* details = job->details;
+  in.accrue_time = details->accrue_time;
+  in.has_assoc = job->assoc_ptr != nullptr;
+  in.has_qos = job->qos_ptr != nullptr;
+  in.total_cpus = job->total_cpus;
+  in.max_cpus = details->max_cpus;
+  in.min_cpus = details->min_cpus;
+  in.min_nodes = details->min_nodes;
+  in.time_limit_min = job->time_limit;
+  if (job->part_ptr) in.partition = PartitionFrom(job->part_ptr);
+  in.site_factor = job->site_factor;
+  in.nice = details->nice;
+  in.tres_alloc = TresArray(job->tres_alloc_cnt);
+  in.tres_req = TresArray(job->tres_req_cnt);
+
+  assoc_mgr_lock_t locks = {};
+  locks.assoc = READ_LOCK;
+  locks.qos = READ_LOCK;
+  assoc_mgr_lock(&locks);
+  if (job->assoc_ptr && p.weight_fairshare && config.calc_fairshare) {
+    in.fairshare_factor = FairshareFactor(job, config);
+  }
+  if (job->assoc_ptr) {
+    in.assoc_priority = job->assoc_ptr->priority;
+    in.assoc_priority_norm = job->assoc_ptr->usage->priority_norm;
+  }
+  if (job->qos_ptr) {
+    in.qos_priority = job->qos_ptr->priority;
+    in.qos_norm_priority = job->qos_ptr->usage->norm_priority;
+  }
+  assoc_mgr_unlock(&locks);
+  return in;
+}
+
+// Stores weighted factors where sprio reads them; memory from xmalloc, as
+// Slurm frees it.
+void StoreFactors(job_record_t* job, const JobPriority& result) {
+  if (!job->prio_factors) {
+    job->prio_factors =
+        static_cast<priority_factors_object_t*>(xmalloc(sizeof(priority_factors_object_t)));
+  } else {
+    ClearFactors(job);
+  }
+  priority_factors_object_t* f = job->prio_factors;
+  const PriorityFactors& w = result.weighted;
+  f->priority_age = w.age;
+  f->priority_assoc = w.assoc;
+  f->priority_fs = w.fairshare;
+  f->priority_js = w.job_size;
+  f->priority_part = w.partition;
+  f->priority_qos = w.qos;
+  f->priority_site = w.site;
+  f->nice = w.nice;
+  if (!w.tres.empty()) {
+    const size_t n = w.tres.size();
+    f->priority_tres = static_cast<double*>(xcalloc(n, sizeof(double)));
+    f->tres_weights = static_cast<double*>(xcalloc(n, sizeof(double)));
+    f->tres_cnt = static_cast<uint32_t>(n);
+    for (size_t i = 0; i < n; ++i) f->priority_tres[i] = w.tres[i];
+  }
+}
+
+}  // namespace
+
+uint32_t ComputeAndStoreJobPriority(job_record_t* job, time_t now, const PluginConfig& config) {
+  if (job->direct_set_prio && job->priority > 0) {
+    ClearFactors(job);
+    return job->priority;
+  }
+  if (!job->details) {
+    LogError("job %u has no details, so no priority can be computed", job->job_id);
+    ClearFactors(job);
+    return 0;
+  }
+  JobInputs in = InputsFrom(job, config);
+
+  // Multi-partition jobs: Slurm's scheduler indexes priority_array by the
+  // position in part_ptr_list, which we sort by tier first as multifactor
+  // does.
+  int part_count = 0;
+  if (job->part_ptr_list) {
+    part_count = list_count(job->part_ptr_list);
+    if (!job->priority_array) {
+      job->priority_array = static_cast<uint32_t*>(xcalloc(part_count + 1, sizeof(uint32_t)));
+    }
+    list_sort(job->part_ptr_list, priority_sort_part_tier);
+    ListIterator it = list_iterator_create(job->part_ptr_list);
+    int i = 0;
+    while (auto* part = static_cast<part_record_t*>(list_next(it))) {
+      in.partition_list.push_back(PartitionFrom(part));
+      in.previous_partition_priorities.push_back(job->priority_array[i++]);
+    }
+    list_iterator_destroy(it);
+  }
+
+  ClusterInputs cluster{cluster_cpus, static_cast<uint32_t>(node_record_count)};
+  JobPriority result = ComputeJobPriority(in, config.params, cluster, now);
+  StoreFactors(job, result);
+  if (!config.params.weight_tres.empty() && job->prio_factors->tres_weights) {
+    for (size_t i = 0; i < config.params.weight_tres.size(); ++i) {
+      job->prio_factors->tres_weights[i] = config.params.weight_tres[i];
+    }
+  }
+  for (size_t i = 0; i < result.partition_priorities.size(); ++i) {
+    job->priority_array[i] = result.partition_priorities[i];
+  }
+  if (result.clamped) {
+    LogError("job %u priority exceeds 32 bits; reduced to 4294967295 (2^32 - 1)", job->job_id);
+  }
+  if (PrioDebugEnabled()) {
+    const PriorityFactors& w = result.weighted;
+    LogPrio("job %u priority %u = age %.2f + assoc %.2f + fairshare %.2f + jobsize %.2f + "
+            "partition %.2f + qos %.2f + tres %.2f + site %lld - nice %lld",
+            job->job_id, result.priority, w.age, w.assoc, w.fairshare, w.job_size, w.partition,
+            w.qos, result.tres_sum, static_cast<long long>(w.site) - NICE_OFFSET,
+            static_cast<long long>(w.nice) - NICE_OFFSET);
+  }
+  return result.priority;
+}
+
+void FactorsForPartition(const job_record_t* job, const part_record_t* part,
+                         const PluginConfig& config, priority_factors_object_t* factors) {
+  const Params& p = config.params;
+  factors->priority_part = ((p.flags & kFlagNoNormalPart) ? part->priority_job_factor
+                                                          : part->norm_priority) *
+                           static_cast<double>(p.weight_partition);
+  if (!factors->priority_tres || p.weight_tres.empty()) return;
+  // multifactor overwrites only the TRES this partition has, then weights
+  // every entry again; we reproduce its sprio rows exactly.
+  const size_t n = std::min<size_t>(factors->tres_cnt, p.weight_tres.size());
+  for (size_t i = 0; i < n; ++i) {
+    uint64_t value = 0;
+    if (job->tres_alloc_cnt && job->tres_alloc_cnt[i] != NO_CONSUME_VAL64) {
+      value = job->tres_alloc_cnt[i];
+    } else if (job->tres_req_cnt) {
+      value = job->tres_req_cnt[i];
+    }
+    if (p.flags & kFlagNoNormalTres) {
+      factors->priority_tres[i] = static_cast<double>(value);
+    } else if (value && part->tres_cnt && part->tres_cnt[i]) {
+      factors->priority_tres[i] = value / static_cast<double>(part->tres_cnt[i]);
+    }
+    factors->priority_tres[i] *= p.weight_tres[i];
+  }
+}
+
+}  // namespace fairway::plugin

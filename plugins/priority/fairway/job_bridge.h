@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Between slurmctld's job records and the core's job priority: gathers a
+// job's factor inputs, runs ComputeJobPriority, and stores what sprio reads
+// (job->prio_factors, weighted) and the per-partition priority_array.
+#ifndef FAIRWAY_PLUGIN_JOB_BRIDGE_H_
+#define FAIRWAY_PLUGIN_JOB_BRIDGE_H_
+
+#include <ctime>
+#include <cstdint>
+
+#include "plugin_config.h"
+#include "slurm_api.h"  // part_record_t is an anonymous struct: no forward declaration
+
+namespace fairway::plugin {
+
+// Requires: the job WRITE lock (held by the caller); takes assoc and QOS read
+// locks itself. Returns the job's new priority (the caller stores it).
+// Operator-set priorities are returned unchanged, with zeroed factors.
+uint32_t ComputeAndStoreJobPriority(job_record_t* job, time_t now, const PluginConfig& config);
+
+// Requires: the job READ lock. The weighted partition factor of one of a
+// multi-partition job's partitions, and its weighted TRES factors written
+// over *factors as multifactor's sprio path does (§8 bug 6 kept for parity).
+void FactorsForPartition(const job_record_t* job, const part_record_t* part,
+                         const PluginConfig& config, priority_factors_object_t* factors);
+
+}  // namespace fairway::plugin
+
+#endif  // FAIRWAY_PLUGIN_JOB_BRIDGE_H_
