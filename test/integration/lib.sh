@@ -1,0 +1,154 @@
+#!/bin/bash
+# Shared helpers for the live-cluster scenarios: start a private cluster with
+# a given priority plugin, build the association tree of the documented
+# classic example, run real jobs as real users, wait for decay passes and
+# capture what sprio, sshare and scontrol print.
+# shellcheck disable=SC2034  # variables are used by the sourcing scripts
+
+FW_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+FW_CLUSTER="$FW_TOP/scripts/cluster"
+FW_PLUGIN_DIR=${FW_PLUGIN_DIR:-}
+FW_FAILURES=0
+FW_PASSES=0
+
+log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+
+pass() { FW_PASSES=$((FW_PASSES + 1)); printf 'PASS: %s\n' "$*"; }
+fail() { FW_FAILURES=$((FW_FAILURES + 1)); printf 'FAIL: %s\n' "$*"; }
+
+# The directory holding the freshly built priority_fairway.so, copied so that
+# the plugin under test is the one just built and nothing else.
+prepare_plugin_dir() {
+  local so="$FW_TOP/.libs/priority_fairway.so"
+  [ -f "$so" ] || { echo "lib.sh: $so not built (make first)" >&2; return 1; }
+  FW_PLUGIN_DIR=$(mktemp -d /tmp/fairway-plugin.XXXXXX)
+  chmod 755 "$FW_PLUGIN_DIR"
+  cp "$so" "$FW_PLUGIN_DIR/"
+}
+
+# start_cluster DIR TYPE [EXTRA_CONF_FILE]
+start_cluster() {
+  local dir=$1 type=$2 extra=${3:-}
+  local args=(start --dir "$dir" --priority-type "$type" --plugin-dir "$FW_PLUGIN_DIR")
+  [ -n "$extra" ] && args+=(--extra-conf "$extra")
+  "$FW_CLUSTER" "${args[@]}" > "$dir.env" || return 1
+  export SLURM_CONF="$dir/etc/slurm.conf"
+}
+
+stop_cluster() { "$FW_CLUSTER" stop --dir "$1" >/dev/null 2>&1 || true; }
+
+# restart_ctld DIR TYPE [EXTRA_CONF_FILE]: switch plugin (and conf) on the
+# same state.
+restart_ctld() {
+  local dir=$1 type=$2 extra=${3:-}
+  if [ -n "$extra" ]; then merge_conf "$dir" "$extra"; fi
+  "$FW_CLUSTER" restart-ctld --dir "$dir" --priority-type "$type" --plugin-dir "$FW_PLUGIN_DIR"
+}
+
+# merge_conf DIR FILE: replace keys of FILE in slurm.conf (whole-line keys).
+merge_conf() {
+  local conf="$1/etc/slurm.conf" extra=$2 key
+  while IFS= read -r line; do
+    [ -z "$line" ] && continue
+    key=${line%%=*}
+    sed -i "/^${key}=/Id" "$conf"
+  done < "$extra"
+  cat "$extra" >> "$conf"
+}
+
+# The decay clock both plugins keep: last_ran from priority_last_decay_ran.
+last_decay_ran() {
+  local f="$1/state/priority_last_decay_ran"
+  [ -s "$f" ] || { echo 0; return; }
+  echo $((16#$(od -An -tx1 -N8 "$f" | tr -d ' \n')))
+}
+
+# wait_decay_passes DIR N: wait until N passes have completed after now.
+wait_decay_passes() {
+  local dir=$1 n=${2:-1} since last count=0 limit=$((SECONDS + 100 * ${2:-1}))
+  since=$(date +%s)
+  last=$(last_decay_ran "$dir")
+  while [ $count -lt "$n" ]; do
+    if [ $SECONDS -gt $limit ]; then echo "timeout waiting for a decay pass" >&2; return 1; fi
+    sleep 2
+    local now_ran
+    now_ran=$(last_decay_ran "$dir")
+    if [ "$now_ran" != "$last" ] && [ "$now_ran" -ge "$since" ]; then
+      count=$((count + 1))
+      last=$now_ran
+    fi
+  done
+}
+
+# The classic worked example's tree (fairshare-modes.md): A (40) {B (30),
+# C (10)}, D (60) {E (25), F (35)}; fwuser1 in B, fwuser2/3 in C, fwuser4 in
+# E, fwuser5 in F; root's own association at Fairshare=parent.
+create_example_tree() {
+  "$FW_CLUSTER" users 5 >/dev/null 2>&1
+  sacctmgr -i add account a fairshare=40 >/dev/null
+  sacctmgr -i add account b parent=a fairshare=30 >/dev/null
+  sacctmgr -i add account c parent=a fairshare=10 >/dev/null
+  sacctmgr -i add account d fairshare=60 >/dev/null
+  sacctmgr -i add account e parent=d fairshare=25 >/dev/null
+  sacctmgr -i add account f parent=d fairshare=35 >/dev/null
+  sacctmgr -i add user fwuser1 account=b fairshare=1 >/dev/null
+  sacctmgr -i add user fwuser2 account=c fairshare=1 >/dev/null
+  sacctmgr -i add user fwuser3 account=c fairshare=1 >/dev/null
+  sacctmgr -i add user fwuser4 account=e fairshare=1 >/dev/null
+  sacctmgr -i add user fwuser5 account=f fairshare=1 >/dev/null
+  sacctmgr -i modify user root where account=root set fairshare=parent >/dev/null
+  sacctmgr -i add qos high priority=100 >/dev/null
+  sacctmgr -i add qos low priority=10 >/dev/null
+  sacctmgr -i modify user fwuser1,fwuser2,fwuser3,fwuser4,fwuser5 set qos+=high,low >/dev/null
+}
+
+# submit_as USER ARGS...: sbatch as a local user; prints the job id.
+submit_as() {
+  local user=$1; shift
+  runuser -u "$user" -- sbatch --parsable -o /dev/null -e /dev/null "$@"
+}
+
+# wait_jobs_done: until no job is pending or running.
+wait_jobs_done() {
+  local limit=$((SECONDS + ${1:-300}))
+  while [ -n "$(squeue -h -t PD,R,CG -o %i)" ]; do
+    [ $SECONDS -gt $limit ] && { echo "timeout waiting for jobs" >&2; return 1; }
+    sleep 1
+  done
+}
+
+node_name() { sinfo -h -N -o %N | grep -v fwfuture | head -1; }
+drain_node() { scontrol update nodename="$(node_name)" state=drain reason=fairway-test; }
+resume_node() { scontrol update nodename="$(node_name)" state=resume >/dev/null 2>&1 || true; }
+
+# capture OUT_PREFIX: what users see of priorities, in stable order.
+capture() {
+  local out=$1
+  sprio -l -h | sort -n > "$out.sprio-l"
+  sprio -w -h > "$out.sprio-w"
+  sshare -a -l -P > "$out.sshare"
+  scontrol show job | grep -oE '^JobId=[0-9]+|Priority=[0-9]+ Nice=-?[0-9]+' \
+    | paste -d' ' - - | sort -n > "$out.scontrol"
+  squeue -h -o '%i %Q %u %a %P' | sort -n > "$out.squeue"
+}
+
+# compare NAME A_PREFIX B_PREFIX: every captured file identical.
+compare_captures() {
+  local name=$1 a=$2 b=$3 kind ok=1
+  for kind in sprio-l sprio-w sshare scontrol squeue; do
+    if ! diff -u "$a.$kind" "$b.$kind" > "$b.$kind.diff"; then
+      ok=0
+      fail "$name: $kind differs between $(basename "$a") and $(basename "$b")"
+      head -40 "$b.$kind.diff"
+    elif [ ! -s "$a.$kind" ]; then
+      ok=0
+      fail "$name: $kind is empty"
+    fi
+  done
+  [ $ok = 1 ] && pass "$name: sprio -l, sprio -w, sshare -a -l, scontrol and squeue identical"
+}
+
+summary() {
+  printf '%d passed, %d failed\n' "$FW_PASSES" "$FW_FAILURES"
+  [ "$FW_FAILURES" -eq 0 ]
+}

@@ -1,0 +1,103 @@
+#!/bin/bash
+# Differential test: the same cluster state under priority/multifactor and
+# priority/fairway must print identical sprio -l, sprio -w, sshare -a -l,
+# scontrol show job (Priority, Nice) and squeue priorities, in Fair Tree,
+# classic (NO_FAIR_TREE) and DEPTH_OBLIVIOUS modes.
+#
+# Usage is made once, by real jobs of real users, without decay
+# (PriorityDecayHalfLife=0, reset YEARLY) so that both plugins see exactly
+# the same usage; then slurmctld is restarted with each plugin in turn on
+# the same state. A separate check asserts that fairway itself charges
+# usage exactly (billing x elapsed, from sacct).
+set -u
+. "$(dirname "$0")/lib.sh"
+
+dir=$(mktemp -d /tmp/fairway-parity.XXXXXX)
+out="$dir/captures"
+mkdir -p "$out"
+chmod 755 "$dir"
+trap 'stop_cluster "$dir/c"; rm -rf "$FW_PLUGIN_DIR"' EXIT
+prepare_plugin_dir || exit 1
+
+cat > "$dir/base.conf" <<CONF
+PriorityDecayHalfLife=0
+PriorityUsageResetPeriod=YEARLY
+PriorityMaxAge=1
+PriorityCalcPeriod=1
+CONF
+mkdir -p "$dir/c"
+log "starting the cluster with priority/fairway"
+start_cluster "$dir/c" priority/fairway "$dir/base.conf" || { fail "cluster start"; summary; exit 1; }
+create_example_tree
+
+log "making usage with real jobs (fairway charges it)"
+submit_as fwuser1 -n1 --wrap 'sleep 3' >/dev/null
+submit_as fwuser2 -n2 --wrap 'sleep 2' >/dev/null
+submit_as fwuser4 -n1 -p high --wrap 'sleep 4' >/dev/null
+sbatch -o /dev/null -e /dev/null -n1 --wrap 'sleep 2' >/dev/null
+wait_jobs_done || fail "usage jobs did not finish"
+sleep 1
+
+# Without decay, each association's RawUsage is exactly the sum of billing
+# (here: allocated CPUs) x elapsed seconds of its jobs, as sacct reports.
+declare -A expected
+while IFS='|' read -r user secs cpus; do
+  expected[$user]=$(( ${expected[$user]:-0} + secs * cpus ))
+done < <(sacct -X -n -P -o user,elapsedraw,alloccpus)
+ok=1
+for user in "${!expected[@]}"; do
+  raw=$(sshare -n -P -a -u "$user" -o user,rawusage | awk -F'|' -v u="$user" '$1==u{print $2; exit}')
+  if [ "$raw" != "${expected[$user]}" ]; then
+    ok=0; fail "charging: $user RawUsage $raw, expected ${expected[$user]} (billing x elapsed)"
+  fi
+done
+[ $ok = 1 ] && pass "charging: every user's RawUsage equals billing x elapsed from sacct"
+
+log "queueing pending jobs on a drained node"
+drain_node
+submit_as fwuser1 -n1 --wrap 'sleep 1' >/dev/null
+submit_as fwuser2 -n1 --qos=high --wrap 'sleep 1' >/dev/null
+submit_as fwuser3 -n2 --wrap 'sleep 1' >/dev/null
+submit_as fwuser4 -n1 -p high --wrap 'sleep 1' >/dev/null
+submit_as fwuser5 -n1 --qos=low --nice=50 --wrap 'sleep 1' >/dev/null
+submit_as fwuser1 -n2 -p high --qos=high -t 10 --wrap 'sleep 1' >/dev/null
+submit_as fwuser3 -p debug,high --qos=low --mem=2G --wrap 'sleep 1' >/dev/null
+sbatch -o /dev/null -e /dev/null -n1 -t 5 --wrap 'sleep 1' >/dev/null
+# Let every job's age factor saturate (PriorityMaxAge=1 minute).
+sleep 65
+
+# run_mode MODE FLAGS [EXTRA_PASSES]: extra passes let multifactor settle
+# where it reads values of an earlier pass (depth-oblivious, §8 bug 9).
+run_mode() {
+  local mode=$1 flags=$2 extra_passes=${3:-0}
+  printf 'PriorityFlags=%s\n' "$flags" > "$dir/$mode.conf"
+  local plugin since
+  for plugin in multifactor fairway; do
+    since=$(date +%s)
+    restart_ctld "$dir/c" "priority/$plugin" "$dir/$mode.conf" >/dev/null 2>&1 \
+      || { fail "$mode: restart with $plugin"; return; }
+    # The first pass runs at start; wait for one that began after the restart.
+    local limit=$((SECONDS + 150))
+    while [ "$(last_decay_ran "$dir/c")" -lt "$since" ]; do
+      [ $SECONDS -gt $limit ] && { fail "$mode: no decay pass with $plugin"; return; }
+      sleep 2
+    done
+    if [ "$extra_passes" -gt 0 ]; then
+      wait_decay_passes "$dir/c" "$extra_passes" || { fail "$mode: passes with $plugin"; return; }
+    fi
+    sleep 2
+    capture "$out/$mode.$plugin"
+  done
+  compare_captures "$mode" "$out/$mode.multifactor" "$out/$mode.fairway"
+}
+
+run_mode fair_tree SMALL_RELATIVE_TO_TIME
+run_mode classic NO_FAIR_TREE
+run_mode depth_oblivious DEPTH_OBLIVIOUS,MAX_TRES 2
+
+if grep -q "priority/fairway: fairshare mode" "$dir/c/log/slurmctld.log"; then
+  pass "slurmctld's log shows priority/fairway loaded"
+else
+  fail "slurmctld's log does not show priority/fairway"
+fi
+summary
