@@ -38,14 +38,20 @@ int64_t NextResetTime(ResetPeriod period, int64_t last_reset, int64_t now) {
   tm.tm_min = 0;
   tm.tm_hour = 0;
   switch (period) {
+    // Daily and weekly boundaries are local midnights found by calendar
+    // arithmetic. Slurm adds 86400 s to the last midnight instead, which on
+    // the autumn clock change lands at 23:00 of the same day, a boundary not
+    // after last_reset, so usage would reset at every pass for a day
+    // (doc/differences.md). On every other day both give the same instant.
     case ResetPeriod::kDaily: {
-      int64_t t = MakeLocalTime(&tm) + kSecondsPerDay;
+      tm.tm_mday += 1;
+      int64_t t = MakeLocalTime(&tm);
       while (t + kSecondsPerDay < now) t += kSecondsPerDay;
       return t;
     }
     case ResetPeriod::kWeekly: {
+      tm.tm_mday += 7 - tm.tm_wday;
       int64_t t = MakeLocalTime(&tm);
-      t += kSecondsPerDay * (7 - tm.tm_wday);
       while (t + kSecondsPerWeek < now) t += kSecondsPerWeek;
       return t;
     }

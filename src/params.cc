@@ -132,7 +132,8 @@ Diagnostics ParsePriorityParameters(std::string_view text, Params* params) {
       diagnostics.push_back(d);
       continue;
     }
-    std::string key = ToLower(Trim(item.substr(0, eq)));
+    const std::string written_key = Trim(item.substr(0, eq));
+    std::string key = ToLower(written_key);
     std::string value = Trim(item.substr(eq + 1));
     if (key == "fairshare") {
       std::optional<FairshareMode> mode = ModeFromName(ToLower(value));
@@ -183,8 +184,8 @@ Diagnostics ParsePriorityParameters(std::string_view text, Params* params) {
     } else {
       Diagnostic d;
       d.setting = kSetting;
-      d.value = key;
-      d.message = "unknown key '" + key + "'";
+      d.value = written_key;
+      d.message = "unknown key '" + written_key + "'";
       d.fallback = std::string("ignored; known keys: ") + kKnownKeys;
       diagnostics.push_back(d);
     }

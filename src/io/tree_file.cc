@@ -32,7 +32,11 @@ bool ReadTreeCsv(std::istream& in, const std::string& source, std::vector<AssocN
     std::vector<std::string> fields = Split(trimmed, ',');
     for (std::string& f : fields) f = Trim(f);
     if (column.empty()) {
-      for (size_t i = 0; i < fields.size(); ++i) column[ToLower(fields[i])] = i;
+      for (size_t i = 0; i < fields.size(); ++i) {
+        if (!column.emplace(ToLower(fields[i]), i).second) {
+          return Fail(source, line, "column '" + fields[i] + "' appears twice in the header", error);
+        }
+      }
       for (const char* required : {"id", "parent", "account", "user", "shares", "usage"}) {
         if (!column.count(required)) {
           return Fail(source, line, std::string("header has no '") + required +
@@ -46,7 +50,7 @@ bool ReadTreeCsv(std::istream& in, const std::string& source, std::vector<AssocN
       if (it == column.end() || it->second >= fields.size()) return "";
       return fields[it->second];
     };
-    if (fields.size() < column.size()) {
+    if (fields.size() != column.size()) {
       return Fail(source, line, "expected " + std::to_string(column.size()) + " fields, found " +
                   std::to_string(fields.size()), error);
     }
@@ -89,7 +93,10 @@ bool ReadTreeCsv(std::istream& in, const std::string& source, std::vector<AssocN
     nodes->push_back(node);
     own_usage.push_back(*usage);
   }
-  if (column.empty()) return Fail(source, line, "no header line", error);
+  if (column.empty()) {
+    if (error) *error = source + ": no header line (the file is empty)";
+    return false;
+  }
 
   // Subtree usage: add each association's own usage to every ancestor.
   std::map<uint32_t, size_t> index;

@@ -95,6 +95,24 @@ run_mode fair_tree SMALL_RELATIVE_TO_TIME
 run_mode classic NO_FAIR_TREE
 run_mode depth_oblivious DEPTH_OBLIVIOUS,MAX_TRES 2
 
+# Restart: stopping and starting slurmctld with priority/fairway keeps usage
+# (assoc_usage), the decay clock and therefore every priority.
+log "restarting slurmctld with priority/fairway"
+before=$(last_decay_ran "$dir/c")
+since=$(date +%s)
+restart_ctld "$dir/c" priority/fairway >/dev/null 2>&1 || fail "restart: slurmctld did not come back"
+limit=$((SECONDS + 150))
+while [ "$(last_decay_ran "$dir/c")" -lt "$since" ] && [ $SECONDS -lt $limit ]; do sleep 2; done
+sleep 2
+capture "$out/restart.fairway"
+compare_captures "restart" "$out/depth_oblivious.fairway" "$out/restart.fairway"
+after=$(last_decay_ran "$dir/c")
+if [ "$before" -gt 0 ] && [ "$after" -ge "$before" ]; then
+  pass "restart: decay clock carried over ($before -> $after)"
+else
+  fail "restart: decay clock $before -> $after"
+fi
+
 if grep -q "priority/fairway: fairshare mode" "$dir/c/log/slurmctld.log"; then
   pass "slurmctld's log shows priority/fairway loaded"
 else

@@ -272,30 +272,28 @@ TEST(DecayBerlin, BoundariesAreLocalMidnight) {
             Utc(2024, 10, 26, 22));
 }
 
-TEST(DecayBerlin, DailyOnTheSpringChangeDayAddsTwentyFourHours) {
+TEST(DecayBerlin, DailyOnTheSpringChangeDayIsLocalMidnight) {
   if (!HaveZone("Europe/Berlin")) GTEST_SKIP() << "no Europe/Berlin in /usr/share/zoneinfo";
   ScopedTz tz("Europe/Berlin");
-  // Slurm's _next_reset adds SECS_PER_DAY to the local midnight instead of
-  // asking mktime for the next one. Mar 31 2024 is 23 hours long, so from
-  // Mar 31 00:00 CET (Mar 30 23:00 UTC) the boundary is 24 h later,
-  // Apr 1 01:00 CEST. Replicated for parity.
+  // Mar 31 2024 is 23 hours long. The boundary is Apr 1 00:00 CEST
+  // (Mar 31 22:00 UTC). Slurm's midnight + 86400 s would give 01:00 CEST;
+  // doc/differences.md explains why Fairway asks for the calendar midnight.
   EXPECT_EQ(NextResetTime(ResetPeriod::kDaily, Utc(2024, 3, 31, 8), Utc(2024, 3, 31, 8)),
-            Utc(2024, 3, 30, 23) + kDay);
+            Utc(2024, 3, 31, 22));
 }
 
-// Fails today, so disabled: see the report. On the 25-hour autumn change
-// day the midnight+24h rule gives Oct 27 23:00 CET; from that reset the next
-// boundary is computed as the same instant again (its local day is still
-// Oct 27), so a reset would fire on every decay pass for the next 24 hours.
-// Slurm 22.05.8 has the same defect; the header promises a boundary after
-// last_reset.
-TEST(DecayBerlin, DISABLED_DailyAfterAutumnChangeIsStrictlyAfterLastReset) {
+// On the 25-hour autumn change day Slurm's midnight + 24 h rule gives
+// Oct 27 23:00 CET; from that reset the next boundary would be the same
+// instant again (its local day is still Oct 27), and usage would reset at
+// every decay pass for a day. Fairway's boundary is always after last_reset.
+TEST(DecayBerlin, DailyAfterAutumnChangeIsStrictlyAfterLastReset) {
   if (!HaveZone("Europe/Berlin")) GTEST_SKIP() << "no Europe/Berlin in /usr/share/zoneinfo";
   ScopedTz tz("Europe/Berlin");
   const int64_t first =
       NextResetTime(ResetPeriod::kDaily, Utc(2024, 10, 27, 8), Utc(2024, 10, 27, 8));
+  EXPECT_EQ(first, Utc(2024, 10, 27, 23));  // Oct 28 00:00 CET
   const int64_t now = first + 3600;
-  EXPECT_GT(NextResetTime(ResetPeriod::kDaily, first, now), first);
+  EXPECT_EQ(NextResetTime(ResetPeriod::kDaily, first, now), Utc(2024, 10, 28, 23));
 }
 
 TEST(DecayBerlin, WeeklyStepsAreWholeWeeksOfSeconds) {
