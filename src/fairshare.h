@@ -25,6 +25,8 @@ struct AssocFairshare {
                                        // Tree and Fairway modes; 0 in classic)
   double job_factor = 0;               // the fairshare factor a job of this
                                        // association gets, in [0, 1]
+  double slice_lo = 0, slice_hi = 0;   // ranged tree: the association's slice
+  double planned_rate = 0;             // planned use: R, billing units per second
 };
 
 struct FairshareResults {

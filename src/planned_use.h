@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Planned use fairshare (PriorityParameters=fairshare=planned_use),
+// specified in doc/fairshare-modes.md "Planned use": every association may
+// use resources at its planned rate R = shares_norm * C; usage is kept as an
+// interval-bucketed decayed index u; F = 1 while u <= 1, else 1/u; a job gets
+// the minimum F along its association's path below the root.
+// The ledger (per-association closed history H and open-interval sum c) is
+// state the plugin charges, persists and restores. Pure; not thread-safe on
+// one ledger (callers serialise access).
+#ifndef FAIRWAY_PLANNED_USE_H_
+#define FAIRWAY_PLANNED_USE_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "fairshare.h"
+
+namespace fairway {
+
+struct PlannedUseEntry {
+  long double history = 0;  // H: decayed sum of closed intervals, billing-seconds
+  long double open = 0;     // c: usage charged in the open interval, billing-seconds
+};
+
+struct PlannedUseLedger {
+  int64_t interval_index = -1;  // floor(time / interval) of the open interval; -1 = never
+  std::map<uint32_t, PlannedUseEntry> entries;  // by association id
+
+  // Closes every interval boundary between the open interval and `now`:
+  // H <- c + D*H, c <- 0 at the first, H <- D*H at each further one. A clock
+  // that went backwards closes nothing. The first call only sets the index.
+  void Roll(int64_t now, int64_t interval_s, double per_interval_decay);
+  // Adds billing-seconds to one association's open interval.
+  void Charge(uint32_t assoc_id, long double billing_seconds);
+  // Adds billing-seconds to association i and every ancestor (usage of
+  // children is summed into parents).
+  void ChargePath(const AssocTree& tree, int32_t i, long double billing_seconds);
+};
+
+// D = 2^(-interval/half_life); 1 when half_life_s <= 0 (no decay).
+double PlannedUsePerIntervalDecay(int64_t interval_s, int64_t half_life_s);
+
+// Normalised share of the whole machine (product of shares/level shares
+// along the fairshare chain), as Slurm's classic normalisation defines it.
+double MachineShare(const AssocTree& tree, int32_t i);
+
+// Fills results->assocs: usage_efctv = u (usage index), level_fs = u,
+// fs_factor = F of the association itself, job_factor = min F along the path
+// below the root, planned_rate = R (billing units per second).
+// capacity_billing_per_s is C (Params::planned_use_capacity when set).
+void ComputePlannedUse(const AssocTree& tree, const PlannedUseLedger& ledger, const Params& params,
+                       double capacity_billing_per_s, FairshareResults* results);
+
+// The ledger as bytes for the plugin's state file: magic, version, interval
+// index, entries, and a checksum over all of it. ParseLedger rejects a
+// truncated, wrong-version or corrupted buffer with a reason.
+std::string SerializeLedger(const PlannedUseLedger& ledger);
+bool ParseLedger(const std::string& bytes, PlannedUseLedger* ledger, std::string* error);
+
+}  // namespace fairway
+
+#endif  // FAIRWAY_PLANNED_USE_H_
