@@ -77,7 +77,9 @@ bool SnapshotAssocs(FairshareMode mode, AssocSnapshot* snapshot) {
 
 void WriteFairshare(const AssocSnapshot& snapshot, const FairshareResults& results) {
   const AssocTree& tree = snapshot.tree;
-  const bool fair_tree = results.mode == FairshareMode::kFairTree;
+  // Fair Tree and Fairway's own modes publish LevelFS and users' FairShare
+  // through level_fs and fs_factor; the classic modes leave them alone.
+  const bool fair_tree = SharesNormalizedLikeFairTree(results.mode);
   for (int32_t i = 0; i < static_cast<int32_t>(tree.size()); ++i) {
     slurmdb_assoc_usage_t* usage = snapshot.records[i]->usage;
     const AssocFairshare& fs = results.assocs[i];

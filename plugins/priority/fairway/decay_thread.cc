@@ -13,7 +13,9 @@
 #include "decay.h"
 #include "job_bridge.h"
 #include "plugin_config.h"
+#include "planned_use_state.h"
 #include "plugin_log.h"
+#include "priority_pass.h"
 #include "state_file.h"
 #include "usage_bridge.h"
 #include "slurm_api.h"
@@ -79,12 +81,12 @@ void RunPass(time_t start_time, ResetPeriod* reset_period, time_t* last_reset,
     ChargeRunningJobs(last_ran, start_time);
     unlock_slurmctld(job_write_lock);
   }
-  RecomputeFairshare();
-  if (!skip || !classic) {
-    lock_slurmctld(job_write_lock);
-    RecomputeJobPriorities(start_time);
-    unlock_slurmctld(job_write_lock);
+  if (config->params.Mode() == FairshareMode::kPlannedUse) {
+    LoadPlannedUseLedger();
+    RollAndSavePlannedUseLedger(start_time, *config);
   }
+  RecomputeFairshare();
+  if (!skip || !classic) RunPriorityPass(start_time);
 }
 
 void ThreadMain() {
@@ -135,7 +137,13 @@ void RecomputeFairshare() {
   assoc_mgr_lock(&locks);
   AssocSnapshot snapshot;
   if (SnapshotAssocs(config->params.Mode(), &snapshot)) {
-    FairshareResults results = ComputeFairshare(snapshot.tree, config->params);
+    FairshareResults results;
+    if (config->params.Mode() == FairshareMode::kPlannedUse) {
+      results.mode = FairshareMode::kPlannedUse;
+      ComputePlannedUseFairshare(snapshot.tree, *config, &results);
+    } else {
+      results = ComputeFairshare(snapshot.tree, config->params);
+    }
     WriteFairshare(snapshot, results);
   }
   assoc_mgr_unlock(&locks);

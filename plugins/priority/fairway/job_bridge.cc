@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "job_bridge.h"
 
+#include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "assoc_bridge.h"
 #include "fairshare.h"
@@ -13,19 +15,21 @@ namespace fairway::plugin {
 
 namespace {
 
-std::vector<uint64_t> TresArray(const uint64_t* counts) {
-  if (!counts || slurmctld_tres_cnt <= 0) return {};
-  return std::vector<uint64_t>(counts, counts + slurmctld_tres_cnt);
+// Copies a TRES count array, reusing the vector's storage between passes.
+void AssignTres(const uint64_t* counts, std::vector<uint64_t>* out) {
+  if (!counts || slurmctld_tres_cnt <= 0) {
+    out->clear();
+    return;
+  }
+  out->assign(counts, counts + slurmctld_tres_cnt);
 }
 
-PartitionInputs PartitionFrom(const part_record_t* part) {
-  PartitionInputs in;
-  in.name = part->name ? part->name : "";
-  in.priority_job_factor = part->priority_job_factor;
-  in.norm_priority = part->norm_priority;
-  in.max_time_min = part->max_time;
-  in.tres_cnt = TresArray(part->tres_cnt);
-  return in;
+void FillPartition(const part_record_t* part, PartitionInputs* in) {
+  in->name.clear();  // names are not needed for the arithmetic
+  in->priority_job_factor = part->priority_job_factor;
+  in->norm_priority = part->norm_priority;
+  in->max_time_min = part->max_time;
+  AssignTres(part->tres_cnt, &in->tres_cnt);
 }
 
 void ClearFactors(job_record_t* job) {
@@ -35,7 +39,7 @@ void ClearFactors(job_record_t* job) {
   std::memset(job->prio_factors, 0, sizeof(priority_factors_object_t));
 }
 
-// The job's fairshare factor: Fair Tree and Fairway modes read the
+// The job's fairshare factor: Fair Tree and Fairway's modes read the
 // association's fs_factor written by the last pass; classic modes compute
 // 2^(-UE/S) from the fs association, filling it in first if it is unset.
 double FairshareFactor(job_record_t* job, const PluginConfig& config) {
@@ -44,7 +48,7 @@ double FairshareFactor(job_record_t* job, const PluginConfig& config) {
     LogError("job %u has no association, so no fairshare factor", job->job_id);
     return 0.0;
   }
-  if (config.params.Mode() == FairshareMode::kFairTree) return assoc->usage->fs_factor;
+  if (SharesNormalizedLikeFairTree(config.params.Mode())) return assoc->usage->fs_factor;
   slurmdb_assoc_rec_t* fs_assoc = assoc;
   if (assoc->shares_raw == SLURMDB_FS_USE_PARENT && assoc->usage->fs_assoc_ptr) {
     fs_assoc = assoc->usage->fs_assoc_ptr;
@@ -56,43 +60,66 @@ double FairshareFactor(job_record_t* job, const PluginConfig& config) {
                       config.params.damp_factor);
 }
 
-JobInputs InputsFrom(job_record_t* job, const PluginConfig& config) {
-  const Params& p = config.params;
-  JobInputs in;
-  in.job_id = job->job_id;
-  job_details* details = job->details;
-  in.accrue_time = details->accrue_time;
-  in.has_assoc = job->assoc_ptr != nullptr;
-  in.has_qos = job->qos_ptr != nullptr;
-  in.total_cpus = job->total_cpus;
-  in.max_cpus = details->max_cpus;
-  in.min_cpus = details->min_cpus;
-  in.min_nodes = details->min_nodes;
-  in.time_limit_min = job->time_limit;
-  if (job->part_ptr) in.partition = PartitionFrom(job->part_ptr);
-  in.site_factor = job->site_factor;
-  in.nice = details->nice;
-  in.tres_alloc = TresArray(job->tres_alloc_cnt);
-  in.tres_req = TresArray(job->tres_req_cnt);
-
-  assoc_mgr_lock_t locks = {};
-  locks.assoc = READ_LOCK;
-  locks.qos = READ_LOCK;
-  assoc_mgr_lock(&locks);
-  if (job->assoc_ptr && p.weight_fairshare && config.calc_fairshare) {
-    in.fairshare_factor = FairshareFactor(job, config);
-  }
-  if (job->assoc_ptr) {
-    in.assoc_priority = job->assoc_ptr->priority;
-    in.assoc_priority_norm = job->assoc_ptr->usage->priority_norm;
-  }
-  if (job->qos_ptr) {
-    in.qos_priority = job->qos_ptr->priority;
-    in.qos_norm_priority = job->qos_ptr->usage->norm_priority;
-  }
-  assoc_mgr_unlock(&locks);
-  return in;
+// The partitions of a multi-partition job in the order the scheduler will
+// index priority_array: tier descending, stable (priority_sort_part_tier).
+void SortedPartitions(job_record_t* job, std::vector<part_record_t*>* parts) {
+  parts->clear();
+  ListIterator it = list_iterator_create(job->part_ptr_list);
+  while (auto* part = static_cast<part_record_t*>(list_next(it))) parts->push_back(part);
+  list_iterator_destroy(it);
+  std::stable_sort(parts->begin(), parts->end(), [](const part_record_t* a, const part_record_t* b) {
+    return a->priority_tier > b->priority_tier;
+  });
 }
+
+}  // namespace
+
+void GatherJobInputs(job_record_t* job, const PluginConfig& config, JobInputs* in) {
+  const Params& p = config.params;
+  job_details* details = job->details;
+  in->job_id = job->job_id;
+  in->has_details = true;
+  in->accrue_time = details->accrue_time;
+  in->has_assoc = job->assoc_ptr != nullptr;
+  in->has_qos = job->qos_ptr != nullptr;
+  in->total_cpus = job->total_cpus;
+  in->max_cpus = details->max_cpus;
+  in->min_cpus = details->min_cpus;
+  in->min_nodes = details->min_nodes;
+  in->time_limit_min = job->time_limit;
+  if (job->part_ptr) {
+    if (!in->partition) in->partition.emplace();
+    FillPartition(job->part_ptr, &*in->partition);
+  } else {
+    in->partition.reset();
+  }
+  in->site_factor = job->site_factor;
+  in->nice = details->nice;
+  AssignTres(job->tres_alloc_cnt, &in->tres_alloc);
+  AssignTres(job->tres_req_cnt, &in->tres_req);
+  in->fairshare_factor = 0;
+  if (job->assoc_ptr && p.weight_fairshare && config.calc_fairshare) {
+    in->fairshare_factor = FairshareFactor(job, config);
+  }
+  in->assoc_priority = job->assoc_ptr ? job->assoc_ptr->priority : 0;
+  in->assoc_priority_norm = job->assoc_ptr ? job->assoc_ptr->usage->priority_norm : 0;
+  in->qos_priority = job->qos_ptr ? job->qos_ptr->priority : 0;
+  in->qos_norm_priority = job->qos_ptr ? job->qos_ptr->usage->norm_priority : 0;
+  in->partition_list.clear();
+  in->previous_partition_priorities.clear();
+  if (job->part_ptr_list) {
+    static thread_local std::vector<part_record_t*> parts;
+    SortedPartitions(job, &parts);
+    in->partition_list.resize(parts.size());
+    for (size_t i = 0; i < parts.size(); ++i) {
+      FillPartition(parts[i], &in->partition_list[i]);
+      in->previous_partition_priorities.push_back(
+          job->priority_array ? job->priority_array[i] : 0);
+    }
+  }
+}
+
+namespace {
 
 // Stores weighted factors where sprio reads them; memory from xmalloc, as
 // Slurm frees it.
@@ -124,47 +151,24 @@ void StoreFactors(job_record_t* job, const JobPriority& result) {
 
 }  // namespace
 
-uint32_t ComputeAndStoreJobPriority(job_record_t* job, time_t now, const PluginConfig& config) {
-  if (job->direct_set_prio && job->priority > 0) {
-    ClearFactors(job);
-    return job->priority;
-  }
-  if (!job->details) {
-    LogError("job %u has no details, so no priority can be computed", job->job_id);
-    ClearFactors(job);
-    return 0;
-  }
-  JobInputs in = InputsFrom(job, config);
-
-  // Multi-partition jobs: Slurm's scheduler indexes priority_array by the
-  // position in part_ptr_list, which we sort by tier first as multifactor
-  // does.
-  int part_count = 0;
-  if (job->part_ptr_list) {
-    part_count = list_count(job->part_ptr_list);
-    if (!job->priority_array) {
-      job->priority_array = static_cast<uint32_t*>(xcalloc(part_count + 1, sizeof(uint32_t)));
-    }
-    list_sort(job->part_ptr_list, priority_sort_part_tier);
-    ListIterator it = list_iterator_create(job->part_ptr_list);
-    int i = 0;
-    while (auto* part = static_cast<part_record_t*>(list_next(it))) {
-      in.partition_list.push_back(PartitionFrom(part));
-      in.previous_partition_priorities.push_back(job->priority_array[i++]);
-    }
-    list_iterator_destroy(it);
-  }
-
-  ClusterInputs cluster{cluster_cpus, static_cast<uint32_t>(node_record_count)};
-  JobPriority result = ComputeJobPriority(in, config.params, cluster, now);
+void StoreJobPriority(job_record_t* job, const JobPriority& result, const PluginConfig& config) {
   StoreFactors(job, result);
   if (!config.params.weight_tres.empty() && job->prio_factors->tres_weights) {
     for (size_t i = 0; i < config.params.weight_tres.size(); ++i) {
       job->prio_factors->tres_weights[i] = config.params.weight_tres[i];
     }
   }
-  for (size_t i = 0; i < result.partition_priorities.size(); ++i) {
-    job->priority_array[i] = result.partition_priorities[i];
+  if (job->part_ptr_list && !result.partition_priorities.empty()) {
+    // Slurm's scheduler indexes priority_array by the position in
+    // part_ptr_list, which we sort by tier as multifactor does; the result
+    // was computed in the same (stable) order.
+    const int count = list_count(job->part_ptr_list);
+    if (!job->priority_array) {
+      job->priority_array = static_cast<uint32_t*>(xcalloc(count + 1, sizeof(uint32_t)));
+    }
+    list_sort(job->part_ptr_list, priority_sort_part_tier);
+    const size_t n = std::min(result.partition_priorities.size(), static_cast<size_t>(count));
+    for (size_t i = 0; i < n; ++i) job->priority_array[i] = result.partition_priorities[i];
   }
   if (result.clamped) {
     LogError("job %u priority exceeds 32 bits; reduced to 4294967295 (2^32 - 1)", job->job_id);
@@ -177,6 +181,30 @@ uint32_t ComputeAndStoreJobPriority(job_record_t* job, time_t now, const PluginC
             w.qos, result.tres_sum, static_cast<long long>(w.site) - NICE_OFFSET,
             static_cast<long long>(w.nice) - NICE_OFFSET);
   }
+}
+
+void ClearJobFactors(job_record_t* job) { ClearFactors(job); }
+
+uint32_t ComputeAndStoreJobPriority(job_record_t* job, time_t now, const PluginConfig& config) {
+  if (job->direct_set_prio && job->priority > 0) {
+    ClearFactors(job);
+    return job->priority;
+  }
+  if (!job->details) {
+    LogError("job %u has no details, so no priority can be computed", job->job_id);
+    ClearFactors(job);
+    return 0;
+  }
+  JobInputs in;
+  assoc_mgr_lock_t locks = {};
+  locks.assoc = READ_LOCK;
+  locks.qos = READ_LOCK;
+  assoc_mgr_lock(&locks);
+  GatherJobInputs(job, config, &in);
+  assoc_mgr_unlock(&locks);
+  ClusterInputs cluster{cluster_cpus, static_cast<uint32_t>(node_record_count)};
+  JobPriority result = ComputeJobPriority(in, config.params, cluster, now);
+  StoreJobPriority(job, result, config);
   return result.priority;
 }
 

@@ -8,6 +8,7 @@
 #include <ctime>
 #include <cstdint>
 
+#include "job_priority.h"
 #include "plugin_config.h"
 #include "slurm_api.h"  // part_record_t is an anonymous struct: no forward declaration
 
@@ -17,6 +18,18 @@ namespace fairway::plugin {
 // locks itself. Returns the job's new priority (the caller stores it).
 // Operator-set priorities are returned unchanged, with zeroed factors.
 uint32_t ComputeAndStoreJobPriority(job_record_t* job, time_t now, const PluginConfig& config);
+
+// Requires: the job READ lock (at least) and the assoc_mgr assoc and QOS
+// read locks. Fills *inputs, reusing its storage. The job must have details.
+void GatherJobInputs(job_record_t* job, const PluginConfig& config, JobInputs* inputs);
+
+// Requires: the job WRITE lock. Stores a computed result: prio_factors,
+// and priority_array (after sorting part_ptr_list by tier, the order the
+// result was computed in). Does not set job->priority.
+void StoreJobPriority(job_record_t* job, const JobPriority& result, const PluginConfig& config);
+
+// Requires: the job WRITE lock. Zeroes prio_factors (operator-set priority).
+void ClearJobFactors(job_record_t* job);
 
 // Requires: the job READ lock. The weighted partition factor of one of a
 // multi-partition job's partitions, and its weighted TRES factors written

@@ -12,6 +12,7 @@
 #include "job_bridge.h"
 #include "plugin_config.h"
 #include "plugin_log.h"
+#include "priority_pass.h"
 #include "usage_bridge.h"
 #include "slurm_api.h"
 
@@ -100,6 +101,7 @@ extern "C" FAIRWAY_EXPORT int init(void) {
 extern "C" FAIRWAY_EXPORT int fini(void) {
   try {
     fp::StopDecayThread();
+    fp::ReleasePriorityPassBuffers();
     if (g_site_factor_started) {
       site_factor_plugin_fini();
       g_site_factor_started = false;

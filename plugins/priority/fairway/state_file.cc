@@ -7,7 +7,6 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
-#include <string>
 
 #include "plugin_log.h"
 #include "slurm_api.h"
@@ -16,13 +15,9 @@ namespace fairway::plugin {
 
 namespace {
 
-constexpr const char* kFileName = "priority_last_decay_ran";
-constexpr size_t kFileSize = 16;
-
-std::string StatePath(const char* suffix) {
-  std::string path = slurm_conf.state_save_location ? slurm_conf.state_save_location : ".";
-  return path + "/" + kFileName + suffix;
-}
+constexpr const char* kDecayFile = "priority_last_decay_ran";
+constexpr size_t kDecayFileSize = 16;
+constexpr size_t kMaxStateFileSize = 256u << 20;  // far beyond any ledger
 
 void PutBigEndian(int64_t value, unsigned char* out) {
   uint64_t v = static_cast<uint64_t>(value);
@@ -38,36 +33,8 @@ int64_t GetBigEndian(const unsigned char* in) {
   return static_cast<int64_t>(v);
 }
 
-enum class ReadResult { kOk, kMissing, kDamaged };
-
-ReadResult ReadFile(const std::string& path, DecayState* state, std::string* why) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    if (errno == ENOENT) return ReadResult::kMissing;
-    *why = std::string("cannot open: ") + std::strerror(errno);
-    return ReadResult::kDamaged;
-  }
-  unsigned char buffer[kFileSize + 1];
-  size_t total = 0;
-  while (total < sizeof buffer) {
-    ssize_t n = read(fd, buffer + total, sizeof buffer - total);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    total += static_cast<size_t>(n);
-  }
-  close(fd);
-  if (total < kFileSize) {
-    *why = "file is " + std::to_string(total) + " bytes, expected 16";
-    return ReadResult::kDamaged;
-  }
-  state->last_ran = static_cast<time_t>(GetBigEndian(buffer));
-  state->last_reset = static_cast<time_t>(GetBigEndian(buffer + 8));
-  if (state->last_ran < 0 || state->last_reset < 0) {
-    *state = DecayState{};
-    *why = "negative time stamps";
-    return ReadResult::kDamaged;
-  }
-  return ReadResult::kOk;
+std::string StateDir() {
+  return slurm_conf.state_save_location ? slurm_conf.state_save_location : ".";
 }
 
 void SyncDirectory(const std::string& dir) {
@@ -78,59 +45,96 @@ void SyncDirectory(const std::string& dir) {
   }
 }
 
-}  // namespace
-
-DecayState ReadDecayState() {
-  DecayState state;
-  const std::string path = StatePath("");
-  lock_state_files();
-  std::string why;
-  ReadResult result = ReadFile(path, &state, &why);
-  if (result == ReadResult::kDamaged) {
-    LogError("state file %s is damaged (%s); trying %s.old", path.c_str(), why.c_str(),
-             path.c_str());
-    std::string old_why;
-    state = DecayState{};
-    if (ReadFile(StatePath(".old"), &state, &old_why) != ReadResult::kOk) {
-      LogError("no usable %s.old either; the decay clock starts now", path.c_str());
-      state = DecayState{};
-    }
-  } else if (result == ReadResult::kMissing) {
-    LogInfo("No last decay (%s) to recover", path.c_str());
+// Unlocked read of a whole file.
+StateFileRead ReadWhole(const std::string& path, std::string* bytes, std::string* why) {
+  bytes->clear();
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) return StateFileRead::kMissing;
+    *why = std::string("cannot open: ") + std::strerror(errno);
+    return StateFileRead::kUnreadable;
   }
-  unlock_state_files();
-  return state;
+  char buffer[65536];
+  while (true) {
+    ssize_t n = read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      *why = std::string("read error: ") + std::strerror(errno);
+      close(fd);
+      return StateFileRead::kUnreadable;
+    }
+    if (n == 0) break;
+    bytes->append(buffer, static_cast<size_t>(n));
+    if (bytes->size() > kMaxStateFileSize) {
+      *why = "file is larger than any state file the plugin writes";
+      close(fd);
+      return StateFileRead::kUnreadable;
+    }
+  }
+  close(fd);
+  return StateFileRead::kOk;
 }
 
-bool WriteDecayState(const DecayState& state) {
+bool ParseDecayState(const std::string& bytes, DecayState* state, std::string* why) {
+  if (bytes.size() < kDecayFileSize) {
+    *why = "file is " + std::to_string(bytes.size()) + " bytes, expected 16";
+    return false;
+  }
+  const auto* data = reinterpret_cast<const unsigned char*>(bytes.data());
+  state->last_ran = static_cast<time_t>(GetBigEndian(data));
+  state->last_reset = static_cast<time_t>(GetBigEndian(data + 8));
+  if (state->last_ran < 0 || state->last_reset < 0) {
+    *state = DecayState{};
+    *why = "negative time stamps";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string StateFilePath(const std::string& name, const char* suffix) {
+  return StateDir() + "/" + name + suffix;
+}
+
+StateFileRead ReadStateFile(const std::string& name, const char* suffix, std::string* bytes,
+                            std::string* why) {
+  lock_state_files();
+  StateFileRead result = ReadWhole(StateFilePath(name, suffix), bytes, why);
+  unlock_state_files();
+  return result;
+}
+
+bool WriteStateFile(const std::string& name, const std::string& bytes) {
   if (slurm_conf.state_save_location &&
       std::strcmp(slurm_conf.state_save_location, "/dev/null") == 0) {
     LogError("Can not save priority state information, StateSaveLocation is /dev/null");
     return false;
   }
-  unsigned char buffer[kFileSize];
-  PutBigEndian(state.last_ran, buffer);
-  PutBigEndian(state.last_reset, buffer + 8);
-  const std::string path = StatePath(""), new_path = StatePath(".new"),
-                    old_path = StatePath(".old");
+  const std::string path = StateFilePath(name), new_path = StateFilePath(name, ".new"),
+                    old_path = StateFilePath(name, ".old");
   lock_state_files();
   bool ok = false;
   int fd = open(new_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) {
-    LogError("Can't save decay state, create file %s error %s", new_path.c_str(),
-             std::strerror(errno));
+    LogError("cannot save state file %s: %s", new_path.c_str(), std::strerror(errno));
   } else {
     size_t done = 0;
-    while (done < kFileSize) {
-      ssize_t n = write(fd, buffer + done, kFileSize - done);
+    int write_errno = 0;
+    while (done < bytes.size()) {
+      ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
       if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) break;
+      if (n <= 0) {
+        write_errno = n < 0 ? errno : ENOSPC;
+        break;
+      }
       done += static_cast<size_t>(n);
     }
-    bool synced = fsync(fd) == 0;
-    bool closed = close(fd) == 0;
-    if (done != kFileSize || !synced || !closed) {
-      LogError("Error writing file %s: %s", new_path.c_str(), std::strerror(errno));
+    if (!write_errno && fsync(fd) != 0) write_errno = errno;
+    if (close(fd) != 0 && !write_errno) write_errno = errno;
+    if (write_errno) {
+      LogError("cannot save state file %s: %s (the previous file is kept)", new_path.c_str(),
+               std::strerror(write_errno));
       unlink(new_path.c_str());
     } else {
       // Keep the previous copy as .old, then replace atomically.
@@ -139,17 +143,46 @@ bool WriteDecayState(const DecayState& state) {
         LogVerbose("could not keep %s: %s", old_path.c_str(), std::strerror(errno));
       }
       if (rename(new_path.c_str(), path.c_str()) != 0) {
-        LogError("Can't save decay state, rename %s to %s: %s", new_path.c_str(), path.c_str(),
+        LogError("cannot save state file %s: rename from %s: %s", path.c_str(), new_path.c_str(),
                  std::strerror(errno));
         unlink(new_path.c_str());
       } else {
-        SyncDirectory(slurm_conf.state_save_location ? slurm_conf.state_save_location : ".");
+        SyncDirectory(StateDir());
         ok = true;
       }
     }
   }
   unlock_state_files();
   return ok;
+}
+
+DecayState ReadDecayState() {
+  DecayState state;
+  std::string bytes, why;
+  StateFileRead result = ReadStateFile(kDecayFile, "", &bytes, &why);
+  if (result == StateFileRead::kMissing) {
+    LogInfo("No last decay (%s) to recover", StateFilePath(kDecayFile).c_str());
+    return state;
+  }
+  if (result == StateFileRead::kOk && ParseDecayState(bytes, &state, &why)) return state;
+  LogError("state file %s is damaged (%s); trying %s", StateFilePath(kDecayFile).c_str(),
+           why.c_str(), StateFilePath(kDecayFile, ".old").c_str());
+  state = DecayState{};
+  std::string old_why;
+  if (ReadStateFile(kDecayFile, ".old", &bytes, &old_why) != StateFileRead::kOk ||
+      !ParseDecayState(bytes, &state, &old_why)) {
+    LogError("no usable %s either; the decay clock starts now",
+             StateFilePath(kDecayFile, ".old").c_str());
+    state = DecayState{};
+  }
+  return state;
+}
+
+bool WriteDecayState(const DecayState& state) {
+  unsigned char buffer[kDecayFileSize];
+  PutBigEndian(state.last_ran, buffer);
+  PutBigEndian(state.last_reset, buffer + 8);
+  return WriteStateFile(kDecayFile, std::string(reinterpret_cast<char*>(buffer), sizeof buffer));
 }
 
 }  // namespace fairway::plugin

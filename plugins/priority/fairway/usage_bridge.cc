@@ -3,6 +3,7 @@
 
 #include <vector>
 
+#include "planned_use_state.h"
 #include "plugin_log.h"
 #include "usage_charge.h"
 #include "slurm_api.h"
@@ -66,6 +67,27 @@ void ChargeQos(slurmdb_qos_rec_t* qos, uint32_t job_id, const JobCharge& charge)
 slurmdb_qos_rec_t* PartitionQos(const job_record_t* job) {
   if (job->part_ptr && job->part_ptr->qos_ptr != job->qos_ptr) return job->part_ptr->qos_ptr;
   return nullptr;
+}
+
+// Planned use: accrue mode charges the slice's undecayed billing-seconds;
+// start mode charges billing x time limit once, with the job's first slice.
+void ChargeLedger(const job_record_t* job, const JobChargeInput& in, const JobCharge& charge,
+                  const PluginConfig& config) {
+  long double amount = 0;
+  if (config.params.planned_use_charge == PlannedUseCharge::kAccrue) {
+    amount = charge.real_nodecay;
+  } else if (job->start_time >= in.start_period && job->time_limit != INFINITE &&
+             job->time_limit != NO_VAL) {
+    double factor = in.has_qos && in.qos_usage_factor >= 0 ? in.qos_usage_factor : 1.0;
+    amount = static_cast<long double>(in.billable_tres) * job->time_limit * 60.0L * factor;
+  }
+  if (amount <= 0) return;
+  uint32_t path[64];
+  int n = 0;
+  for (const slurmdb_assoc_rec_t* a = job->assoc_ptr; a && n < 64; a = a->usage->parent_assoc_ptr) {
+    path[n++] = a->id;
+  }
+  ChargePlannedUse(path, n, amount);
 }
 
 }  // namespace
@@ -170,6 +192,7 @@ bool ChargeJob(job_record_t* job, time_t start_period, time_t end_period, bool a
                       assoc->usage->grp_used_tres_run_secs, &charge.tres_run_decay,
                       charge.tres_run_delta);
   }
+  if (config.params.Mode() == FairshareMode::kPlannedUse) ChargeLedger(job, in, charge, config);
   assoc_mgr_unlock(&locks);
   LogPrio("job %u charged %.0f s x %.2f billing = %.2f (decayed)", job->job_id,
           charge.run_delta_s, in.billable_tres, charge.real_decay);

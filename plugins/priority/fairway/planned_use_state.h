@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The planned-use ledger inside slurmctld: charged by the decay thread (and
+// at job end), rolled at interval boundaries, and kept across restarts in
+// StateSaveLocation/fairway_planned_use (versioned and checksummed by the
+// core's SerializeLedger; written atomically). A missing file starts an
+// empty ledger; a damaged one is logged naming the file, the previous copy
+// (.old) is tried, and the controller keeps running.
+#ifndef FAIRWAY_PLUGIN_PLANNED_USE_STATE_H_
+#define FAIRWAY_PLUGIN_PLANNED_USE_STATE_H_
+
+#include <ctime>
+
+#include "assoc_tree.h"
+#include "fairshare.h"
+#include "plugin_config.h"
+
+namespace fairway::plugin {
+
+// Loads the ledger file (once; later calls do nothing).
+void LoadPlannedUseLedger();
+// Closes interval boundaries up to now and saves the ledger.
+void RollAndSavePlannedUseLedger(time_t now, const PluginConfig& config);
+// Adds billing-seconds to association assoc_id and its ancestors, whose ids
+// are given root-last (the adapter walks Slurm's parent pointers).
+void ChargePlannedUse(const uint32_t* assoc_path_ids, int path_length, long double billing_seconds);
+// Requires the assoc lock held by the caller: planned-use fairshare over
+// the snapshot tree with the current ledger.
+void ComputePlannedUseFairshare(const AssocTree& tree, const PluginConfig& config,
+                                FairshareResults* results);
+// For tests and explain: the file's path.
+const char* PlannedUseStateFileName();
+
+}  // namespace fairway::plugin
+
+#endif  // FAIRWAY_PLUGIN_PLANNED_USE_STATE_H_

@@ -1,0 +1,18 @@
+#!/bin/sh
+# priority_fairway.so may leave Slurm's symbols to the host process, but
+# every symbol of its own (namespace fairway) must be defined inside it, and
+# it must export exactly the plugin ABI and slurmctld globals.
+so=.libs/priority_fairway.so
+[ -f "$so" ] || { echo "SKIP: $so not built"; exit 77; }
+undefined=$(nm -u -C "$so" | grep -E 'fairway::' || true)
+if [ -n "$undefined" ]; then
+  echo "FAIL: undefined Fairway symbols in $so:"; echo "$undefined"; exit 1
+fi
+exports=$(nm -D --defined-only "$so" | awk '{print $3}' | sort | tr '\n' ' ')
+expected="accounting_enforce acct_db_conn cluster_cpus fini init job_list last_job_update plugin_name plugin_type plugin_version priority_p_calc_fs_factor priority_p_get_priority_factors_list priority_p_job_end priority_p_reconfig priority_p_set priority_p_set_assoc_usage slurmctld_tres_cnt "
+if [ "$exports" != "$expected" ]; then
+  echo "FAIL: exports differ"; echo "  got:      $exports"; echo "  expected: $expected"; exit 1
+fi
+# No BIND_NOW: the .so must load in sshare, where slurmctld's functions are absent.
+if readelf -d "$so" | grep -qE 'BIND_NOW|FLAGS_1.*NOW'; then echo "FAIL: $so is linked with BIND_NOW"; exit 1; fi
+echo "PASS: $so defines all its own symbols and exports exactly the plugin ABI"
