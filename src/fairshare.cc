@@ -5,6 +5,8 @@
 
 #include "classic.h"
 #include "fair_tree.h"
+#include "planned_use.h"
+#include "ranged_tree.h"
 
 namespace fairway {
 
@@ -35,10 +37,18 @@ FairshareResults ComputeFairshare(const AssocTree& tree, const Params& params) {
       ComputeClassic(tree, params, true, &results);
       break;
     case FairshareMode::kFairTree:
-    case FairshareMode::kRanged:      // not selectable yet: the parser refuses
-    case FairshareMode::kPlannedUse:  // them, so these never reach here
       ComputeFairTree(tree, &results);
       break;
+    case FairshareMode::kRanged:
+      ComputeRangedTree(tree, params, &results);
+      break;
+    case FairshareMode::kPlannedUse: {
+      // This entry point has no ledger: it computes with an empty one, so
+      // every association has u = 0 and F = 1 (R and usage_norm are still
+      // filled). Callers that keep a ledger call ComputePlannedUse with it.
+      ComputePlannedUse(tree, PlannedUseLedger{}, params, params.planned_use_capacity, &results);
+      break;
+    }
   }
   return results;
 }

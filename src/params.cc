@@ -142,10 +142,6 @@ Diagnostics ParsePriorityParameters(std::string_view text, Params* params) {
             key, value,
             "expected classic, depth_oblivious, fair_tree, ranged or planned_use",
             CurrentModeText(*params)));
-      } else if (*mode == FairshareMode::kRanged || *mode == FairshareMode::kPlannedUse) {
-        // Specified in fairshare-modes.md; not implemented in this release.
-        diagnostics.push_back(BadValue(key, value, "this mode is not available in this release",
-                                       CurrentModeText(*params)));
       } else {
         params->mode_override = mode;
       }

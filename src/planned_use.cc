@@ -1,2 +1,445 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+// Planned use fairshare (doc/fairshare-modes.md, "Planned use").
+//
+// Decisions beyond the specification:
+//  - R = 0 (zero shares, or no capacity): u = +inf and F = 0 as soon as the
+//    association has any usage in the index, u = 0 and F = 1 otherwise.
+//  - No decay (D = 1, PriorityDecayHalfLife=0): the factor (1 - D) would make
+//    every u zero, so it is replaced by 1: u = (c + H) / (R dt), the total
+//    charged usage in units of one interval's plan.
+//  - Fairshare=parent associations have no plan of their own: R is their fs
+//    parent's (MachineShare), measured against their own ledger entry; their
+//    job factor includes the fs parent's F through the path minimum anyway.
+//  - Charge/ChargePath ignore amounts that are not finite and > 0, so the
+//    ledger always stays serialisable.
+//
+// Ledger format (version 1), ASCII text with '\n' line ends, no locale
+// dependence:
+//   FWPU 1
+//   interval <interval_index, signed decimal>
+//   entries <count, decimal>
+//   <assoc id> <H.hi> <H.lo> <c.hi> <c.lo>      (count lines, ids ascending)
+//   checksum <FNV-1a 64 of every byte before this line, 16 lowercase hex>
+// Each long double x is written as two IEEE-754 binary64 values hi = (double)x
+// and lo = (double)(x - hi) (a double-double, exact for x86's 80-bit long
+// double), each as the 16 lowercase hex digits of its bit pattern.
 #include "planned_use.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+namespace fairway {
+
+namespace {
+
+// Boundaries beyond this many are closed with powl() instead of one
+// multiplication per boundary (bit-identical to rolling one at a time below it).
+constexpr int64_t kExactRollLimit = 4096;
+
+int64_t FloorDiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+
+bool UsableAmount(long double x) { return std::isfinite(x) && x > 0; }
+
+// ---- serialisation helpers ----
+
+constexpr uint64_t kFnvOffset = 14695981039346656037ull;
+constexpr uint64_t kFnvPrime = 1099511628211ull;
+constexpr const char* kMagic = "FWPU";
+constexpr int kVersion = 1;
+
+uint64_t Fnv1a64(const char* data, size_t n) {
+  uint64_t h = kFnvOffset;
+  for (size_t i = 0; i < n; ++i) {
+    h ^= static_cast<unsigned char>(data[i]);
+    h *= kFnvPrime;
+  }
+  return h;
+}
+
+void AppendHex64(uint64_t v, std::string* out) {
+  static const char kDigits[] = "0123456789abcdef";
+  for (int shift = 60; shift >= 0; shift -= 4) out->push_back(kDigits[(v >> shift) & 0xf]);
+}
+
+uint64_t DoubleBits(double d) {
+  uint64_t bits;
+  std::memcpy(&bits, &d, sizeof bits);
+  return bits;
+}
+
+double BitsDouble(uint64_t bits) {
+  double d;
+  std::memcpy(&d, &bits, sizeof d);
+  return d;
+}
+
+void AppendLongDouble(long double x, std::string* out) {
+  double hi = static_cast<double>(x);
+  double lo = std::isfinite(hi) ? static_cast<double>(x - static_cast<long double>(hi)) : 0.0;
+  AppendHex64(DoubleBits(hi), out);
+  out->push_back(' ');
+  AppendHex64(DoubleBits(lo), out);
+}
+
+// A strict reader over one line of the body.
+class LineReader {
+ public:
+  LineReader(const std::string& text, size_t begin, size_t end)
+      : text_(text), pos_(begin), end_(end) {}
+
+  bool AtEnd() const { return pos_ >= end_; }
+
+  // Reads the rest of the current line (without '\n'); false at the end of
+  // the text or when the line has no newline.
+  bool NextLine(std::string* line) {
+    if (pos_ >= end_) return false;
+    size_t nl = text_.find('\n', pos_);
+    if (nl == std::string::npos || nl >= end_) return false;
+    line->assign(text_, pos_, nl - pos_);
+    pos_ = nl + 1;
+    return true;
+  }
+
+ private:
+  const std::string& text_;
+  size_t pos_;
+  size_t end_;
+};
+
+// Decimal without leading zeros (except "0"), optional '-' when allowed.
+bool ParseDecimal(const std::string& s, bool allow_negative, int64_t* out) {
+  size_t i = 0;
+  bool negative = false;
+  if (allow_negative && !s.empty() && s[0] == '-') {
+    negative = true;
+    i = 1;
+  }
+  if (i >= s.size() || s.size() - i > 19) return false;
+  if (s[i] == '0' && s.size() - i > 1) return false;
+  if (negative && s[i] == '0') return false;  // "-0"
+  uint64_t v = 0;
+  for (; i < s.size(); ++i) {
+    if (s[i] < '0' || s[i] > '9') return false;
+    v = v * 10 + static_cast<uint64_t>(s[i] - '0');
+  }
+  const uint64_t limit = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+  if (v > limit) return false;
+  *out = negative ? -static_cast<int64_t>(v) : static_cast<int64_t>(v);
+  return true;
+}
+
+bool ParseHex64(const std::string& s, uint64_t* out) {
+  if (s.size() != 16) return false;
+  uint64_t v = 0;
+  for (char c : s) {
+    int digit;
+    if (c >= '0' && c <= '9') {
+      digit = c - '0';
+    } else if (c >= 'a' && c <= 'f') {
+      digit = c - 'a' + 10;
+    } else {
+      return false;  // upper case is not canonical
+    }
+    v = (v << 4) | static_cast<uint64_t>(digit);
+  }
+  *out = v;
+  return true;
+}
+
+std::vector<std::string> SplitSpaces(const std::string& line) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (true) {
+    size_t sp = line.find(' ', start);
+    parts.push_back(line.substr(start, sp == std::string::npos ? std::string::npos : sp - start));
+    if (sp == std::string::npos) break;
+    start = sp + 1;
+  }
+  return parts;
+}
+
+bool Fail(std::string* error, const std::string& why) {
+  if (error) *error = "planned-use ledger: " + why;
+  return false;
+}
+
+// A value stored as hi/lo; false with a reason unless finite and >= 0.
+bool ParseStoredValue(const std::string& hi_text, const std::string& lo_text, long double* out,
+                      std::string* why) {
+  uint64_t hi_bits, lo_bits;
+  if (!ParseHex64(hi_text, &hi_bits) || !ParseHex64(lo_text, &lo_bits)) {
+    *why = "a value is not 16 lowercase hex digits";
+    return false;
+  }
+  double hi = BitsDouble(hi_bits), lo = BitsDouble(lo_bits);
+  if (!std::isfinite(hi) || !std::isfinite(lo)) {
+    *why = "a value is not finite";
+    return false;
+  }
+  long double x = static_cast<long double>(hi) + static_cast<long double>(lo);
+  if (!(x >= 0) || std::signbit(hi)) {
+    *why = "a value is negative";
+    return false;
+  }
+  *out = x;
+  return true;
+}
+
+}  // namespace
+
+// ---- ledger ----
+
+void PlannedUseLedger::Roll(int64_t now, int64_t interval_s, double per_interval_decay) {
+  if (interval_s <= 0) return;
+  const int64_t index = FloorDiv(now, interval_s);
+  if (interval_index < 0) {  // never rolled: only start counting
+    interval_index = index;
+    return;
+  }
+  if (index <= interval_index) return;  // same interval, or the clock went back
+  const int64_t boundaries = index - interval_index;
+  interval_index = index;
+
+  long double D = per_interval_decay;
+  if (!(D >= 0)) D = 0;
+  if (D > 1) D = 1;
+  for (auto& [id, e] : entries) {
+    e.history = e.open + D * e.history;
+    e.open = 0;
+  }
+  if (boundaries == 1 || D == 1) return;
+  const int64_t rest = boundaries - 1;  // each further boundary: H <- D*H
+  if (rest <= kExactRollLimit) {
+    for (auto& [id, e] : entries) {
+      for (int64_t k = 0; k < rest && e.history != 0; ++k) e.history *= D;
+    }
+  } else {
+    const long double factor = std::pow(D, static_cast<long double>(rest));
+    for (auto& [id, e] : entries) e.history *= factor;
+  }
+}
+
+void PlannedUseLedger::Charge(uint32_t assoc_id, long double billing_seconds) {
+  if (!UsableAmount(billing_seconds)) return;
+  entries[assoc_id].open += billing_seconds;
+}
+
+void PlannedUseLedger::ChargePath(const AssocTree& tree, int32_t i, long double billing_seconds) {
+  if (!UsableAmount(billing_seconds)) return;
+  const int32_t n = static_cast<int32_t>(tree.size());
+  // The root included, as Slurm sums usage into it; bounded against cycles.
+  for (int32_t steps = 0; i >= 0 && i < n && steps < n; ++steps) {
+    Charge(tree.node(i).id, billing_seconds);
+    if (i == tree.root()) break;
+    i = tree.links(i).parent;
+  }
+}
+
+double PlannedUsePerIntervalDecay(int64_t interval_s, int64_t half_life_s) {
+  if (half_life_s <= 0 || interval_s <= 0) return 1.0;
+  return std::exp2(-static_cast<double>(interval_s) / static_cast<double>(half_life_s));
+}
+
+double MachineShare(const AssocTree& tree, int32_t i) {
+  const int32_t n = static_cast<int32_t>(tree.size());
+  if (i < 0 || i >= n) return 0.0;
+  if (tree.node(i).uses_parent() && i != tree.root()) i = tree.links(i).fs_parent;
+  double share = 1.0;
+  for (int32_t steps = 0; steps <= n; ++steps) {
+    if (i < 0) return 0.0;  // orphan: no path to the root
+    if (i == tree.root()) return share;
+    const AssocLinks& links = tree.links(i);
+    if (links.level_shares == 0 || links.level_shares == kNoVal) return 0.0;
+    share *= static_cast<double>(tree.node(i).shares_raw) /
+             static_cast<double>(links.level_shares);
+    i = links.fs_parent;
+  }
+  return 0.0;
+}
+
+void ComputePlannedUse(const AssocTree& tree, const PlannedUseLedger& ledger, const Params& params,
+                       double capacity_billing_per_s, FairshareResults* results) {
+  results->mode = FairshareMode::kPlannedUse;
+  const int32_t n = static_cast<int32_t>(tree.size());
+  results->assocs.assign(n, AssocFairshare{});
+  if (tree.root() < 0) return;
+
+  const int64_t dt = params.planned_use_interval_s > 0 ? params.planned_use_interval_s : 86400;
+  const long double D = PlannedUsePerIntervalDecay(dt, params.decay_half_life_s);
+  const long double weight = D < 1 ? 1 - D : 1;  // no decay: see the top of the file
+  const double C = std::isfinite(capacity_billing_per_s) && capacity_billing_per_s > 0
+                       ? capacity_billing_per_s
+                       : 0.0;
+
+  for (int32_t i = 0; i < n; ++i) {
+    AssocFairshare& out = results->assocs[i];
+    const double R = MachineShare(tree, i) * C;
+    long double H = 0, c = 0;
+    auto it = ledger.entries.find(tree.node(i).id);
+    if (it != ledger.entries.end()) {
+      H = it->second.history;
+      c = it->second.open;
+    }
+    long double indexed = c + D * H;  // Σ D^m s(n-m)
+    if (!(indexed > 0)) indexed = 0;  // negative or NaN state counts as none
+    long double u;
+    if (R > 0) {
+      u = weight / (static_cast<long double>(R) * dt) * indexed;
+      if (std::isnan(u)) u = std::numeric_limits<long double>::infinity();
+    } else {
+      u = indexed > 0 ? std::numeric_limits<long double>::infinity() : 0.0L;
+    }
+    out.planned_rate = R;
+    out.usage_efctv = u;
+    out.level_fs = u;
+    out.fs_factor = u <= 1 ? 1.0 : static_cast<double>(1.0L / u);
+    if (i != tree.root()) out.usage_norm = UsageNorm(tree, i);
+  }
+
+  // job_factor: the minimum F over the association and its ancestors below
+  // the root (direct parents, Fairshare=parent accounts included). Orphans,
+  // whose chain never reaches the root, are not ranked (0).
+  for (int32_t i = 0; i < n; ++i) {
+    AssocFairshare& out = results->assocs[i];
+    if (i == tree.root()) {
+      out.job_factor = 1.0;
+      continue;
+    }
+    double f = 1.0;
+    bool reached_root = false;
+    int32_t a = i;
+    for (int32_t steps = 0; a >= 0 && steps <= n; ++steps) {
+      if (a == tree.root()) {
+        reached_root = true;
+        break;
+      }
+      f = std::min(f, results->assocs[a].fs_factor);
+      a = tree.links(a).parent;
+    }
+    out.job_factor = reached_root ? f : 0.0;
+  }
+}
+
+// ---- state file ----
+
+std::string SerializeLedger(const PlannedUseLedger& ledger) {
+  std::string out;
+  out += kMagic;
+  out += ' ';
+  out += std::to_string(kVersion);
+  out += "\ninterval ";
+  out += std::to_string(ledger.interval_index);
+  out += "\nentries ";
+  out += std::to_string(ledger.entries.size());
+  out += '\n';
+  for (const auto& [id, e] : ledger.entries) {
+    out += std::to_string(id);
+    out += ' ';
+    AppendLongDouble(e.history, &out);
+    out += ' ';
+    AppendLongDouble(e.open, &out);
+    out += '\n';
+  }
+  const uint64_t sum = Fnv1a64(out.data(), out.size());
+  out += "checksum ";
+  AppendHex64(sum, &out);
+  out += '\n';
+  return out;
+}
+
+bool ParseLedger(const std::string& bytes, PlannedUseLedger* ledger, std::string* error) {
+  const std::string magic = std::string(kMagic) + " ";
+  if (bytes.size() < magic.size()) {
+    if (bytes.compare(0, bytes.size(), magic, 0, bytes.size()) == 0) {
+      return Fail(error, "truncated (" + std::to_string(bytes.size()) + " bytes, no header)");
+    }
+    return Fail(error, "bad magic (not a FWPU ledger)");
+  }
+  if (bytes.compare(0, magic.size(), magic) != 0) {
+    return Fail(error, "bad magic (not a FWPU ledger)");
+  }
+  size_t header_end = bytes.find('\n');
+  if (header_end == std::string::npos) return Fail(error, "truncated in the header");
+  const std::string version = bytes.substr(magic.size(), header_end - magic.size());
+  if (version != std::to_string(kVersion)) {
+    return Fail(error, "unsupported version '" + version.substr(0, 16) + "' (expected " +
+                           std::to_string(kVersion) + ")");
+  }
+
+  // The checksum line closes the file: "checksum " + 16 hex + "\n".
+  const std::string key = "\nchecksum ";
+  const size_t key_pos = bytes.rfind(key);
+  if (key_pos == std::string::npos || key_pos < header_end) {
+    return Fail(error, "truncated or corrupted (no checksum line)");
+  }
+  const size_t sum_begin = key_pos + key.size();
+  const size_t line_end = bytes.find('\n', sum_begin);
+  if (line_end == std::string::npos) {
+    if (bytes.size() - sum_begin <= 16) return Fail(error, "truncated in the checksum line");
+    return Fail(error, "malformed checksum line");
+  }
+  if (line_end + 1 != bytes.size()) {
+    return Fail(error, "trailing bytes after the checksum line (" +
+                           std::to_string(bytes.size() - line_end - 1) + ")");
+  }
+  uint64_t stored;
+  if (!ParseHex64(bytes.substr(sum_begin, line_end - sum_begin), &stored)) {
+    return Fail(error, "malformed checksum line");
+  }
+  const size_t body_end = key_pos + 1;  // the checksum covers up to and incl. '\n'
+  if (Fnv1a64(bytes.data(), body_end) != stored) {
+    return Fail(error, "checksum mismatch (the file is corrupted)");
+  }
+
+  // The body is intact; parse it strictly all the same.
+  LineReader reader(bytes, header_end + 1, body_end);
+  PlannedUseLedger parsed;
+  std::string line;
+  if (!reader.NextLine(&line) || line.compare(0, 9, "interval ") != 0 ||
+      !ParseDecimal(line.substr(9), true, &parsed.interval_index) || parsed.interval_index < -1) {
+    return Fail(error, "malformed interval line");
+  }
+  int64_t count = 0;
+  if (!reader.NextLine(&line) || line.compare(0, 8, "entries ") != 0 ||
+      !ParseDecimal(line.substr(8), false, &count)) {
+    return Fail(error, "malformed entries line");
+  }
+  int64_t read = 0;
+  bool have_last = false;
+  uint32_t last_id = 0;
+  while (reader.NextLine(&line)) {
+    std::vector<std::string> parts = SplitSpaces(line);
+    int64_t id = 0;
+    if (parts.size() != 5 || !ParseDecimal(parts[0], false, &id) || id > UINT32_MAX) {
+      return Fail(error, "malformed entry " + std::to_string(read + 1));
+    }
+    if (have_last && static_cast<uint32_t>(id) <= last_id) {
+      return Fail(error, "entry ids not strictly ascending at association " + std::to_string(id));
+    }
+    PlannedUseEntry e;
+    std::string why;
+    if (!ParseStoredValue(parts[1], parts[2], &e.history, &why) ||
+        !ParseStoredValue(parts[3], parts[4], &e.open, &why)) {
+      return Fail(error, "association " + std::to_string(id) + ": " + why);
+    }
+    parsed.entries.emplace(static_cast<uint32_t>(id), e);
+    last_id = static_cast<uint32_t>(id);
+    have_last = true;
+    ++read;
+  }
+  if (!reader.AtEnd()) return Fail(error, "malformed body");
+  if (read != count) {
+    return Fail(error, "entry count " + std::to_string(count) + " but " + std::to_string(read) +
+                           " entries");
+  }
+  *ledger = std::move(parsed);
+  return true;
+}
+
+}  // namespace fairway

@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // `fairway fairshare`: computes every association's fairshare from a tree
-// file and prints it with sshare's columns.
+// file and prints it with sshare's columns (-l: long columns, -P: parsable,
+// --json).
 #ifndef FAIRWAY_CMD_FAIRSHARE_TABLE_H_
 #define FAIRWAY_CMD_FAIRSHARE_TABLE_H_
 
-#include <string>
-#include <vector>
+namespace CLI {
+class App;
+}
 
 namespace fairway {
 
-int RunFairshareCommand(const std::vector<std::string>& args);
+void RegisterFairshareCommand(CLI::App& app);
 
 }  // namespace fairway
 

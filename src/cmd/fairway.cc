@@ -1,42 +1,46 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// The fairway command: dispatches to its subcommands.
+// The fairway command: parses the command line with CLI11 and dispatches to
+// the subcommands, each of which registers itself (Register*Command). Exit
+// codes: 0 success, 1 the command found errors, 2 usage error.
+#include <CLI/CLI.hpp>
 #include <cstdio>
-#include <cstring>
-#include <string>
-#include <vector>
 
+#include "check_config.h"
+#include "explain.h"
 #include "fairshare_table.h"
+#include "simulate.h"
 
 namespace {
 
-void PrintUsage(FILE* out) {
-  std::fprintf(out,
-               "Usage: fairway COMMAND [OPTIONS]\n"
-               "Commands:\n"
-               "  fairshare TREE.csv   compute and print every association's fairshare\n"
-               "  version              print the version\n"
-               "Run 'fairway COMMAND --help' for a command's options.\n");
-}
+constexpr int kUsageError = 2;
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    PrintUsage(stderr);
-    return 2;
-  }
-  std::string command = argv[1];
-  std::vector<std::string> args(argv + 2, argv + argc);
-  if (command == "-h" || command == "--help" || command == "help") {
-    PrintUsage(stdout);
-    return 0;
-  }
-  if (command == "version" || command == "--version" || command == "-V") {
+  CLI::App app{"fairway: inspect, check and simulate the priority/fairway Slurm plugin", "fairway"};
+  app.require_subcommand(1);
+  app.set_version_flag("-V,--version", std::string("fairway ") + PACKAGE_VERSION);
+  app.add_subcommand("version", "Print the version")->callback([]() {
     std::printf("fairway %s\n", PACKAGE_VERSION);
-    return 0;
+  });
+  fairway::RegisterFairshareCommand(app);
+  fairway::RegisterCheckConfigCommand(app);
+  fairway::RegisterSimulateCommand(app);
+  // `fairway explain` (src/cmd/explain.cc).
+  fairway::RegisterExplainCommand(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::RuntimeError& e) {
+    return e.get_exit_code();
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return kUsageError;
   }
-  if (command == "fairshare") return fairway::RunFairshareCommand(args);
-  std::fprintf(stderr, "fairway: unknown command '%s'\n", command.c_str());
-  PrintUsage(stderr);
-  return 2;
+  return 0;
 }

@@ -4,8 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 
 #include "diagnostic.h"
+#include "fairshare.h"
 #include "params.h"
 
 namespace fairway {
@@ -53,27 +55,25 @@ TEST(Params, FairshareKeySelectsEachAvailableMode) {
   }
 }
 
-TEST(Params, RangedAndPlannedUseAreRejectedInThisRelease) {
-  for (const char* mode : {"ranged", "planned_use"}) {
+TEST(Params, RangedAndPlannedUseAreSelectable) {
+  for (auto [text, mode] : {std::pair{"ranged", FairshareMode::kRanged},
+                            std::pair{"planned_use", FairshareMode::kPlannedUse},
+                            std::pair{"Planned_Use", FairshareMode::kPlannedUse}}) {
     Params p;
     p.mode_override = FairshareMode::kClassic;
-    Diagnostics d = ParsePriorityParameters(std::string("fairshare=") + mode, &p);
-    ASSERT_EQ(d.size(), 1u) << mode;
-    EXPECT_EQ(d[0].severity, Severity::kError);
-    EXPECT_EQ(d[0].setting, "PriorityParameters");
-    EXPECT_TRUE(Contains(d[0].message, "not available in this release")) << d[0].message;
-    EXPECT_TRUE(Contains(d[0].Format(), mode)) << d[0].Format();
-    EXPECT_TRUE(Contains(d[0].fallback, "classic")) << d[0].fallback;  // what stays in force
-    ASSERT_TRUE(p.mode_override.has_value());
-    EXPECT_EQ(*p.mode_override, FairshareMode::kClassic) << mode;
+    Diagnostics d = ParsePriorityParameters(std::string("fairshare=") + text, &p);
+    EXPECT_TRUE(d.empty()) << text;
+    ASSERT_TRUE(p.mode_override.has_value()) << text;
+    EXPECT_EQ(*p.mode_override, mode) << text;
+    EXPECT_EQ(p.Mode(), mode) << text;
   }
-  // Without an earlier override the mode stays "from PriorityFlags".
+  // A PriorityParameters mode overrides the fair-tree flags either way.
   Params p;
+  p.flags = kFlagDepthOblivious;
   Diagnostics d = ParsePriorityParameters("fairshare=ranged", &p);
-  ASSERT_EQ(d.size(), 1u);
-  EXPECT_FALSE(p.mode_override.has_value());
-  EXPECT_EQ(p.Mode(), FairshareMode::kFairTree);
-  EXPECT_TRUE(Contains(d[0].fallback, "PriorityFlags")) << d[0].fallback;
+  EXPECT_TRUE(d.empty());
+  EXPECT_EQ(p.Mode(), FairshareMode::kRanged);
+  EXPECT_TRUE(SharesNormalizedLikeFairTree(p.Mode()));
 }
 
 TEST(Params, BadFairshareValueNamesKeyAndValueAndKeepsMode) {

@@ -92,7 +92,10 @@ void WriteFairshare(const AssocSnapshot& snapshot, const FairshareResults& resul
     usage->usage_efctv = fs.usage_efctv;
     if (fair_tree) {
       usage->level_fs = fs.level_fs;
-      if (tree.node(i).is_user()) usage->fs_factor = fs.fs_factor;
+      // Planned use: the factor a job gets is the minimum along the path
+      // (an account beyond its plan holds back its users); elsewhere the
+      // two are equal.
+      if (tree.node(i).is_user()) usage->fs_factor = fs.job_factor;
     }
   }
 }

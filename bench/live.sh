@@ -1,0 +1,248 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# bench/live.sh — the live benchmark: priority/multifactor against
+# priority/fairway on a real Slurm 22.05 controller with the same
+# association tree (~1,100 associations) and the same pending queue
+# (BENCH_JOBS jobs, default 20000), one after the other in one run.
+#
+# 1. Start a private cluster (scripts/cluster) on FAIRWAY_PORT_BASE (default
+#    17017 here) named FAIRWAY_CLUSTER_NAME (default fwbench).
+# 2. Build the tree: 100 accounts in 3 levels (5 / 20 / 75), 1,000 users
+#    under the 75 leaf accounts, root added to every leaf account.
+# 3. Drain the node and submit BENCH_JOBS jobs as root, spread over the leaf
+#    accounts, 2 partitions, 1-2 CPUs, varied time limits (two parallel
+#    sbatch loops; separate jobs, no arrays).
+# 4. For each plugin (multifactor first, then fairway): restart slurmctld
+#    with it on the same state, let its first pass run, then measure
+#    BENCH_PASSES passes (default 3; PriorityCalcPeriod=1 minute):
+#      (a) CPU time of the decay thread per pass (schedstat);
+#      (b) latency of `scontrol show job` (job read lock) during the passes;
+#      (c) `sprio -h` over all jobs (BENCH_SPRIO_RUNS runs, default 3);
+#      (d) sbatch throughput (BENCH_SUBMIT_JOBS jobs, default 500, then
+#          cancelled);
+#      (e) slurmctld VmRSS after the passes.
+# 5. Print the figures for both plugins and their ratio fairway/multifactor
+#    and write them to BENCH_OUT (default bench/results/latest.txt).
+#
+# Needs root and a built .libs/priority_fairway.so. About 10 minutes with
+# 20000 jobs; BENCH_JOBS=2000 for a quicker check (the passes still come
+# once a minute). BENCH_KEEP=1 leaves the cluster running (in BENCH_DIR).
+# BENCH_QUIET_SCHED=0 keeps Slurm's default scheduler intervals (by default
+# the main and backfill schedulers run only every 10 minutes so that their
+# own job-lock holds do not mix with the decay passes).
+set -euo pipefail
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=../test/integration/lib.sh
+. "$TOP/test/integration/lib.sh"
+
+JOBS=${BENCH_JOBS:-20000}
+PASSES=${BENCH_PASSES:-3}
+SUBMIT_JOBS=${BENCH_SUBMIT_JOBS:-500}
+SPRIO_RUNS=${BENCH_SPRIO_RUNS:-3}
+QUIET_SCHED=${BENCH_QUIET_SCHED:-1}
+OUT=${BENCH_OUT:-$TOP/bench/results/latest.txt}
+CORE_RESULTS=${BENCH_CORE_RESULTS:-}
+export FAIRWAY_PORT_BASE=${FAIRWAY_PORT_BASE:-17017}
+export FAIRWAY_CLUSTER_NAME=${FAIRWAY_CLUSTER_NAME:-fwbench}
+PLUGINS="multifactor fairway"
+
+[ "$(id -u)" = 0 ] || { echo "live.sh: must run as root (it starts a private cluster)" >&2; exit 1; }
+[[ $JOBS =~ ^[0-9]+$ && $JOBS -ge 1 ]] || { echo "live.sh: BENCH_JOBS must be a positive number" >&2; exit 1; }
+prepare_plugin_dir || exit 1
+# A short path: unix socket paths are limited to ~100 bytes.
+DIR=${BENCH_DIR:-$(mktemp -d /tmp/fwbench.XXXXXX)}
+mkdir -p "$DIR"
+WORK=$DIR/bench
+mkdir -p "$WORK"
+
+cleanup() {
+  local rc=$?
+  if [ "${BENCH_KEEP:-0}" = 1 ]; then
+    log "BENCH_KEEP=1: cluster left running; stop with: $FW_CLUSTER stop --dir $DIR"
+  else
+    "$FW_CLUSTER" stop --dir "$DIR" >/dev/null 2>&1 || true
+    [ -z "${BENCH_DIR:-}" ] && rm -rf "$DIR"
+    rm -f "$DIR.env"
+  fi
+  rm -rf "$FW_PLUGIN_DIR"
+  exit $rc
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+T_BEGIN=$SECONDS
+now_s() { printf '%s' "$EPOCHREALTIME"; }
+# elapsed seconds since a now_s value
+since() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f", b - a }'; }
+ctld_pid() { tr -dc '0-9' <"$DIR/run/slurmctld.pid"; }
+
+# ------------------------------------------------------------- cluster ---
+EXTRA=$WORK/extra.conf
+{
+  echo "SlurmctldDebug=info"
+  echo "PriorityCalcPeriod=1"
+  if [ "$QUIET_SCHED" = 1 ]; then echo "SchedulerParameters=bf_interval=600,sched_interval=600"; fi
+} >"$EXTRA"
+log "starting cluster $FAIRWAY_CLUSTER_NAME in $DIR (port $FAIRWAY_PORT_BASE)"
+start_cluster "$DIR" priority/multifactor "$EXTRA" || { echo "live.sh: cluster start failed" >&2; exit 1; }
+
+# ---------------------------------------------------------------- tree ---
+log "creating 100 accounts, 1000 users"
+t0=$(now_s)
+LEAVES=()
+n_leaf=0
+for t in 1 2 3 4 5; do
+  sacctmgr -i add account "acct$t" parent=root fairshare=$((10 * t)) >/dev/null
+  for s in 1 2 3 4; do
+    sacctmgr -i add account "acct${t}_$s" parent="acct$t" fairshare=$((5 + 7 * s)) >/dev/null
+    # 15 of the 20 second-level accounts have 4 leaves, 5 have 3: 75 leaves.
+    nl=4; [ $s = 4 ] && nl=3
+    list=""
+    for l in $(seq 1 $nl); do list+="${list:+,}acct${t}_${s}_$l"; LEAVES+=("acct${t}_${s}_$l"); done
+    sacctmgr -i add account "$list" parent="acct${t}_$s" fairshare=10 >/dev/null
+    n_leaf=$((n_leaf + nl))
+  done
+done
+# 1000 users over the 75 leaves (13 or 14 each), fairshare 1.
+u=1
+for ((i = 0; i < ${#LEAVES[@]}; i++)); do
+  n=$(( (1000 * (i + 1)) / ${#LEAVES[@]} - (1000 * i) / ${#LEAVES[@]} ))
+  list=""
+  for ((k = 0; k < n; k++)); do list+="${list:+,}bu$u"; u=$((u + 1)); done
+  sacctmgr -i add user name="$list" account="${LEAVES[$i]}" fairshare=1 >/dev/null
+done
+sacctmgr -i add user root account="$(IFS=,; echo "${LEAVES[*]}")" fairshare=1 >/dev/null
+N_ASSOCS=$(sacctmgr -n -P list assoc cluster="$FAIRWAY_CLUSTER_NAME" format=id | wc -l)
+log "tree: $N_ASSOCS associations in $(since "$t0") s"
+
+# --------------------------------------------------------------- queue ---
+drain_node
+log "submitting $JOBS jobs (two parallel loops)"
+# submit_loop FIRST STEP COUNT OUTFILE: job i -> leaf i % 75, 30% in "high".
+submit_loop() {
+  local first=$1 step=$2 count=$3 out=$4 i part
+  : >"$out"
+  for ((i = first; i < count; i += step)); do
+    part=debug; ((i % 10 < 3)) && part=high
+    sbatch --parsable -J fwbench -o /dev/null -e /dev/null -A "${LEAVES[$((i % ${#LEAVES[@]}))]}" \
+      -p $part -n $((1 + i % 2)) -t $((10 + (i * 37) % 2870)) --wrap true >>"$out" 2>>"$out.err" || true
+  done
+}
+t0=$(now_s)
+submit_loop 0 2 "$JOBS" "$WORK/queue.0" &
+p0=$!
+submit_loop 1 2 "$JOBS" "$WORK/queue.1" &
+p1=$!
+wait $p0 $p1
+QUEUE_SECONDS=$(since "$t0")
+N_PENDING=$(squeue -h -t PD -o %i | wc -l)
+QUEUE_RATE=$(awk -v n="$N_PENDING" -v s="$QUEUE_SECONDS" 'BEGIN { printf "%.0f", n / s }')
+log "queue: $N_PENDING pending jobs in $QUEUE_SECONDS s ($QUEUE_RATE jobs/s)"
+if [ "$N_PENDING" -lt "$JOBS" ]; then
+  log "warning: only $N_PENDING of $JOBS jobs pending; sbatch errors: $(sort "$WORK"/queue.*.err | uniq -c | head -3)"
+fi
+PROBE_JOB=$(sort -n "$WORK/queue.0" | head -1)
+PRIORITY_FLAGS=$(scontrol show config | awk -F' = ' '/^PriorityFlags/ { print $2 }')
+# Slurm 22.05 prints no flag for its default, Fair Tree (only NO_FAIR_TREE).
+case ${PRIORITY_FLAGS:-} in *NO_FAIR_TREE*) ;; *) PRIORITY_FLAGS="${PRIORITY_FLAGS:+$PRIORITY_FLAGS,}(Fair Tree, the default)" ;; esac
+
+# ------------------------------------------------------------ measure ---
+declare -A R
+measure() {
+  local plugin=$1 t_restart pid tid comm out i t0 list lines ids
+  log "== priority/$plugin: restarting slurmctld"
+  t_restart=$(date +%s)
+  restart_ctld "$DIR" "priority/$plugin" >/dev/null 2>"$WORK/restart-$plugin.log" || {
+    cat "$WORK/restart-$plugin.log" >&2; return 1; }
+  pid=$(ctld_pid)
+  comm=decay; [ "$plugin" = fairway ] && comm=fw_decay
+  # The first pass runs at once after the start: let it end (not measured).
+  for ((i = 0; i < 600; i++)); do
+    [ "$(last_decay_ran "$DIR")" -ge "$t_restart" ] && break
+    sleep 0.2
+  done
+  if ! grep -q "^$comm\$" /proc/"$pid"/task/*/comm 2>/dev/null; then
+    echo "live.sh: slurmctld $pid has no thread named $comm: priority/$plugin not loaded?" >&2
+    grep -i 'priority' "$DIR/log/slurmctld.log" | tail -5 >&2
+    return 1
+  fi
+  R[$plugin.pending]=$(squeue -h -t PD -o %i | wc -l)
+  log "priority/$plugin: first pass done; measuring $PASSES passes (~$PASSES min), ${R[$plugin.pending]} pending"
+  out=$WORK/probe-$plugin.txt
+  python3 "$TOP/bench/live_probe.py" --pid "$pid" --comm "$comm" --state-dir "$DIR/state" \
+    --job "$PROBE_JOB" --passes "$PASSES" --timeout $((PASSES * 60 + 120)) \
+    --raw "$WORK/raw-$plugin" >"$out" || { cat "$out" >&2; log "probe failed for $plugin"; }
+  while IFS='=' read -r k v; do R[$plugin.$k]=$v; done <"$out"
+  R[$plugin.rss_mib]=$(awk '/^VmRSS/ { printf "%.1f", $2 / 1024 }' /proc/"$pid"/status)
+  # (c) sprio over all jobs.
+  list=""
+  for ((i = 0; i < SPRIO_RUNS; i++)); do
+    t0=$(now_s)
+    lines=$(sprio -h | wc -l)
+    list+="${list:+ }$(since "$t0")"
+  done
+  R[$plugin.sprio_runs]=$list
+  R[$plugin.sprio_lines]=$lines
+  R[$plugin.sprio_s]=$(echo "$list" | awk '{ s = 0; for (i = 1; i <= NF; i++) s += $i; printf "%.3f", s / NF }')
+  # (d) sbatch throughput, then cancel those jobs.
+  t0=$(now_s)
+  submit_loop 0 2 "$SUBMIT_JOBS" "$WORK/submit-$plugin.0" &
+  local s0=$!
+  submit_loop 1 2 "$SUBMIT_JOBS" "$WORK/submit-$plugin.1" &
+  wait $s0 $!
+  R[$plugin.submit_s]=$(since "$t0")
+  ids=$(cat "$WORK/submit-$plugin".[01] | grep -c '^[0-9]' || true)
+  R[$plugin.submit_rate]=$(awk -v n="$ids" -v s="${R[$plugin.submit_s]}" 'BEGIN { printf "%.0f", n / s }')
+  # shellcheck disable=SC2046  # one argument per job id
+  scancel $(cat "$WORK/submit-$plugin".[01] | grep '^[0-9]') 2>/dev/null || true
+  log "priority/$plugin: pass CPU ${R[$plugin.pass_cpu_ms]:-?} ms; scontrol in passes p50/p99/max ${R[$plugin.lat_in_p50_ms]:-?}/${R[$plugin.lat_in_p99_ms]:-?}/${R[$plugin.lat_in_max_ms]:-?} ms; sprio ${R[$plugin.sprio_s]} s; sbatch ${R[$plugin.submit_rate]}/s; RSS ${R[$plugin.rss_mib]} MiB"
+}
+for p in $PLUGINS; do measure "$p"; done
+
+# ------------------------------------------------------------- report ---
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 > 0 && a != "nan" && b != "nan") printf "%.3f", a / b; else print "n/a" }'; }
+row() {  # label key
+  local m=${R[multifactor.$2]:-nan} f=${R[fairway.$2]:-nan}
+  printf '%-46s %12s %12s %10s\n' "$1" "$m" "$f" "$(ratio "$f" "$m")"
+}
+report() {
+  echo "Fairway live benchmark: priority/multifactor vs priority/fairway"
+  echo "Date:     $(date -u +%FT%TZ)"
+  echo "Machine:  $(hostname -s), nproc=$(nproc), CPU: $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo), kernel $(uname -r)"
+  echo "Slurm:    $(slurmctld -V 2>/dev/null), PriorityFlags=${PRIORITY_FLAGS:-}"
+  echo "Fairway:  $(git -C "$TOP" describe --always --dirty 2>/dev/null || echo unknown)"
+  echo "Setup:    $N_ASSOCS associations (100 accounts in 3 levels, 1000 users + root in 75 leaf accounts),"
+  echo "          ${R[multifactor.pending]:-?} / ${R[fairway.pending]:-?} pending jobs (node drained), PriorityCalcPeriod=1,"
+  echo "          $PASSES passes measured per plugin after the first one; scheduler intervals quiet: $QUIET_SCHED"
+  echo "Queue:    $N_PENDING jobs submitted in $QUEUE_SECONDS s ($QUEUE_RATE jobs/s, 2 loops, multifactor)"
+  echo
+  printf '%-46s %12s %12s %10s\n' "figure" "multifactor" "fairway" "f/m"
+  row "(a) decay pass CPU, mean (ms)" pass_cpu_ms_mean
+  row "(a) decay pass CPU, max (ms)" pass_cpu_ms_max
+  row "    decay pass wall time, mean (ms)" pass_wall_ms_mean
+  row "    passes measured" passes_measured
+  row "(b) scontrol show job during passes, p50 (ms)" lat_in_p50_ms
+  row "(b) scontrol show job during passes, p99 (ms)" lat_in_p99_ms
+  row "(b) scontrol show job during passes, max (ms)" lat_in_max_ms
+  row "    probes during passes" probes_in_pass
+  row "    scontrol show job outside passes, p50 (ms)" lat_out_p50_ms
+  row "    scontrol show job outside passes, p99 (ms)" lat_out_p99_ms
+  row "    scontrol show job outside passes, max (ms)" lat_out_max_ms
+  row "(c) sprio -h, all jobs, mean (s)" sprio_s
+  row "    sprio lines" sprio_lines
+  row "(d) sbatch throughput (jobs/s, $SUBMIT_JOBS jobs)" submit_rate
+  row "(e) slurmctld VmRSS after the passes (MiB)" rss_mib
+  echo
+  for p in $PLUGINS; do
+    echo "$p: pass CPU ms: ${R[$p.pass_cpu_ms]:-}; sprio runs s: ${R[$p.sprio_runs]:-}"
+  done
+  if [ -n "$CORE_RESULTS" ] && [ -s "$CORE_RESULTS" ]; then
+    echo
+    echo "Core micro-benchmarks (make bench-core, same machine):"
+    sed -n '/^Generated trees/,$p' "$CORE_RESULTS" | grep -v '^-*$' | sed 's/\x1b\[[0-9;]*m//g'
+  fi
+}
+mkdir -p "$(dirname "$OUT")"
+report | tee "$OUT"
+log "results in $OUT (whole run $((SECONDS - T_BEGIN)) s)"

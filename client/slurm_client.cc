@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "slurm_client.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <algorithm>
+
+#include <pwd.h>
+
+#include "text_util.h"
+
+extern "C" {
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+#include <slurm/slurmdb.h>
+}
+
+namespace fairway::client {
+
+namespace {
+
+std::string SlurmError(const char* what) {
+  return std::string(what) + ": " + slurm_strerror(slurm_get_errno());
+}
+
+template <typename T, typename F>
+void ForEach(List list, F f) {
+  if (!list) return;
+  ListIterator it = slurm_list_iterator_create(list);
+  while (void* item = slurm_list_next(it)) f(static_cast<T*>(item));
+  slurm_list_iterator_destroy(it);
+}
+
+std::string Str(const char* s) { return s ? s : ""; }
+
+std::string UserName(uint32_t uid) {
+  struct passwd pw, *result = nullptr;
+  char buffer[4096];
+  if (getpwuid_r(uid, &pw, buffer, sizeof buffer, &result) == 0 && result) return pw.pw_name;
+  return std::to_string(uid);
+}
+
+// Memory may carry a unit suffix (M default, G, T, K).
+uint64_t ParseCount(const std::string& text, bool is_mem) {
+  if (text.empty()) return 0;
+  char* end = nullptr;
+  double value = std::strtod(text.c_str(), &end);
+  double scale = 1;
+  if (end && *end) {
+    switch (*end) {
+      case 'K': case 'k': scale = is_mem ? 1.0 / 1024 : 1e3; break;
+      case 'M': case 'm': scale = is_mem ? 1 : 1e6; break;
+      case 'G': case 'g': scale = is_mem ? 1024 : 1e9; break;
+      case 'T': case 't': scale = is_mem ? 1024.0 * 1024 : 1e12; break;
+      case 'P': case 'p': scale = is_mem ? 1024.0 * 1024 * 1024 : 1e15; break;
+      default: break;
+    }
+  }
+  return static_cast<uint64_t>(std::llround(value * scale));
+}
+
+}  // namespace
+
+std::vector<uint64_t> ParseTresString(const std::string& text,
+                                      const std::vector<std::string>& tres_names) {
+  std::vector<uint64_t> counts(tres_names.size(), 0);
+  for (const std::string& item : Split(text, ',')) {
+    size_t eq = item.find('=');
+    if (eq == std::string::npos) continue;
+    std::string name = ToLower(Trim(item.substr(0, eq)));
+    for (size_t i = 0; i < tres_names.size(); ++i) {
+      if (ToLower(tres_names[i]) == name) {
+        counts[i] = ParseCount(Trim(item.substr(eq + 1)), name == "mem");
+        break;
+      }
+    }
+  }
+  return counts;
+}
+
+bool LoadControllerState(ControllerState* state, std::string* error) {
+  slurm_conf_t* conf = nullptr;
+  if (slurm_load_ctl_conf(0, &conf) != SLURM_SUCCESS) {
+    *error = SlurmError("cannot load the controller's configuration");
+    return false;
+  }
+  Params& p = state->params;
+  p.weight_age = conf->priority_weight_age;
+  p.weight_assoc = conf->priority_weight_assoc;
+  p.weight_fairshare = conf->priority_weight_fs;
+  p.weight_job_size = conf->priority_weight_js;
+  p.weight_partition = conf->priority_weight_part;
+  p.weight_qos = conf->priority_weight_qos;
+  p.flags = conf->priority_flags;
+  p.decay_half_life_s = conf->priority_decay_hl;
+  p.calc_period_s = conf->priority_calc_period;
+  p.max_age_s = conf->priority_max_age;
+  p.reset_period = static_cast<ResetPeriod>(conf->priority_reset_period);
+  p.favor_small = conf->priority_favor_small;
+  p.damp_factor = conf->fs_dampening_factor ? conf->fs_dampening_factor : 1;
+  if (conf->priority_params) {
+    state->config_diagnostics = ParsePriorityParameters(conf->priority_params, &p);
+  }
+  state->priority_type = Str(conf->priority_type);
+  state->state_save_location = Str(conf->state_save_location);
+  state->private_usage = conf->private_data & PRIVATE_DATA_USAGE;
+  std::string weight_tres = Str(conf->priority_weight_tres);
+  slurm_free_ctl_conf(conf);
+
+  assoc_mgr_info_request_msg_t request{};
+  request.flags = ASSOC_MGR_INFO_FLAG_ASSOC | ASSOC_MGR_INFO_FLAG_QOS;
+  assoc_mgr_info_msg_t* info = nullptr;
+  if (slurm_load_assoc_mgr_info(&request, &info) != SLURM_SUCCESS || !info) {
+    *error = SlurmError("cannot load the controller's associations");
+    return false;
+  }
+  state->tres_names.clear();
+  for (uint32_t i = 0; i < info->tres_cnt; ++i) state->tres_names.push_back(Str(info->tres_names[i]));
+  state->assocs.clear();
+  ForEach<slurmdb_assoc_rec_t>(info->assoc_list, [&](slurmdb_assoc_rec_t* a) {
+    ControllerAssoc c;
+    c.node.id = a->id;
+    c.node.parent_id = a->parent_id;
+    c.node.acct = Str(a->acct);
+    c.node.user = Str(a->user);
+    c.node.partition = Str(a->partition);
+    c.node.shares_raw = a->shares_raw;
+    c.node.priority = a->priority == INFINITE ? 0 : a->priority;
+    if (a->usage) {
+      c.node.usage_raw = a->usage->usage_raw;
+      c.level_shares = a->usage->level_shares;
+      c.shares_norm = a->usage->shares_norm;
+      c.priority_norm = a->usage->priority_norm;
+      c.usage_norm = a->usage->usage_norm;
+      c.usage_efctv = a->usage->usage_efctv;
+      c.fs_factor = a->usage->fs_factor;
+      c.level_fs = a->usage->level_fs;
+    }
+    state->assocs.push_back(std::move(c));
+  });
+  state->qos.clear();
+  ForEach<slurmdb_qos_rec_t>(info->qos_list, [&](slurmdb_qos_rec_t* q) {
+    ControllerQos c;
+    c.name = Str(q->name);
+    c.priority = q->priority;
+    c.norm_priority = q->usage ? q->usage->norm_priority : 0;
+    state->qos.push_back(c);
+  });
+  slurm_free_assoc_mgr_info_msg(info);
+
+  // PriorityWeightTRES in the controller's TRES order (unit suffixes divide
+  // the weight, as slurm_get_tres_weight_array does).
+  p.weight_tres.clear();
+  if (!weight_tres.empty()) {
+    p.weight_tres.assign(state->tres_names.size(), 0.0);
+    for (const std::string& item : Split(weight_tres, ',')) {
+      size_t eq = item.find('=');
+      if (eq == std::string::npos) continue;
+      std::string name = ToLower(Trim(item.substr(0, eq)));
+      std::string value = Trim(item.substr(eq + 1));
+      char* end = nullptr;
+      double w = std::strtod(value.c_str(), &end);
+      if (end && *end) {
+        double div = 1;
+        switch (*end) {
+          case 'K': case 'k': div = 1; break;
+          case 'M': case 'm': div = 1; break;
+          case 'G': case 'g': div = 1024; break;
+          case 'T': case 't': div = 1024.0 * 1024; break;
+          default: break;
+        }
+        w /= div;
+      }
+      for (size_t i = 0; i < state->tres_names.size(); ++i) {
+        if (ToLower(state->tres_names[i]) == name) p.weight_tres[i] = w;
+      }
+    }
+  }
+
+  partition_info_msg_t* parts = nullptr;
+  if (slurm_load_partitions(0, &parts, SHOW_ALL) != SLURM_SUCCESS) {
+    *error = SlurmError("cannot load partitions");
+    return false;
+  }
+  uint16_t max_factor = 0;
+  state->partitions.clear();
+  for (uint32_t i = 0; i < parts->record_count; ++i) {
+    const partition_info_t& pi = parts->partition_array[i];
+    ControllerPartition c;
+    c.name = Str(pi.name);
+    c.priority_job_factor = pi.priority_job_factor;
+    c.priority_tier = pi.priority_tier;
+    c.max_time_min = pi.max_time;
+    c.tres_cnt = ParseTresString(Str(pi.tres_fmt_str), state->tres_names);
+    max_factor = std::max(max_factor, pi.priority_job_factor);
+    state->partitions.push_back(std::move(c));
+  }
+  slurm_free_partition_info_msg(parts);
+
+  node_info_msg_t* nodes = nullptr;
+  if (slurm_load_node(0, &nodes, SHOW_ALL | SHOW_FUTURE) != SLURM_SUCCESS) {
+    *error = SlurmError("cannot load nodes");
+    return false;
+  }
+  state->cluster_cpus = 0;
+  state->node_count = 0;
+  for (uint32_t i = 0; i < nodes->record_count; ++i) {
+    if (!nodes->node_array[i].name) continue;
+    state->node_count++;
+    state->cluster_cpus += nodes->node_array[i].cpus;
+  }
+  slurm_free_node_info_msg(nodes);
+  return true;
+}
+
+bool LoadJobs(std::vector<ControllerJob>* jobs, const std::vector<std::string>& tres_names,
+              std::string* error) {
+  job_info_msg_t* msg = nullptr;
+  if (slurm_load_jobs(0, &msg, SHOW_ALL | SHOW_DETAIL) != SLURM_SUCCESS) {
+    *error = SlurmError("cannot load jobs");
+    return false;
+  }
+  jobs->clear();
+  for (uint32_t i = 0; i < msg->record_count; ++i) {
+    const slurm_job_info_t& j = msg->job_array[i];
+    ControllerJob c;
+    c.job_id = j.job_id;
+    c.user_id = j.user_id;
+    c.assoc_id = j.assoc_id;
+    c.account = Str(j.account);
+    c.partition = Str(j.partition);
+    c.qos = Str(j.qos);
+    c.job_state = j.job_state;
+    c.pending = (j.job_state & JOB_STATE_BASE) == JOB_PENDING;
+    c.priority = j.priority;
+    c.nice = j.nice;
+    c.site_factor = j.site_factor;
+    c.accrue_time = j.accrue_time;
+    c.submit_time = j.submit_time;
+    c.num_cpus = j.num_cpus;
+    c.max_cpus = j.max_cpus;
+    c.num_nodes = j.num_nodes;
+    c.time_limit_min = j.time_limit;
+    c.tres_req = ParseTresString(Str(j.tres_req_str), tres_names);
+    if (j.tres_alloc_str && *j.tres_alloc_str) {
+      c.tres_alloc = ParseTresString(Str(j.tres_alloc_str), tres_names);
+    }
+    c.user = UserName(j.user_id);
+    jobs->push_back(std::move(c));
+  }
+  slurm_free_job_info_msg(msg);
+  return true;
+}
+
+bool LoadFactors(std::vector<ControllerFactors>* factors, std::string* error) {
+  priority_factors_response_msg_t* resp = nullptr;
+  factors->clear();
+  if (slurm_load_job_prio(&resp, nullptr, nullptr, nullptr, 0) != SLURM_SUCCESS) {
+    if (slurm_get_errno() == SLURM_SUCCESS || !resp) return true;  // no pending jobs
+    *error = SlurmError("cannot load priority factors");
+    return false;
+  }
+  if (!resp) return true;
+  ForEach<priority_factors_object_t>(resp->priority_factors_list, [&](priority_factors_object_t* o) {
+    ControllerFactors c;
+    c.job_id = o->job_id;
+    c.partition = Str(o->partition);
+    c.age = o->priority_age;
+    c.assoc = o->priority_assoc;
+    c.fairshare = o->priority_fs;
+    c.job_size = o->priority_js;
+    c.partition_factor = o->priority_part;
+    c.qos = o->priority_qos;
+    c.site = o->priority_site;
+    c.nice = o->nice;
+    c.direct_prio = o->direct_prio;
+    for (uint32_t i = 0; i < o->tres_cnt; ++i) {
+      c.tres.push_back(o->priority_tres ? o->priority_tres[i] : 0);
+      c.tres_weights.push_back(o->tres_weights ? o->tres_weights[i] : 0);
+    }
+    factors->push_back(std::move(c));
+  });
+  slurm_free_priority_factors_response_msg(resp);
+  return true;
+}
+
+}  // namespace fairway::client

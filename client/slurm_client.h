@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The fairway tool's view of a running controller, fetched through libslurm
+// (munge-authenticated RPCs, like sprio and sshare) and translated into plain
+// C++ types: configuration, associations with usage and the controller's
+// fairshare values, QOS, partitions, nodes, jobs and sprio's factors. This
+// directory is the only tool code that includes Slurm's (public) headers.
+#ifndef FAIRWAY_CLIENT_SLURM_CLIENT_H_
+#define FAIRWAY_CLIENT_SLURM_CLIENT_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "assoc_tree.h"
+#include "params.h"
+
+namespace fairway::client {
+
+// An association as the controller holds it, with its fairshare values.
+struct ControllerAssoc {
+  AssocNode node;                 // id, parent, names, shares, usage_raw, priority
+  uint32_t level_shares = 0;
+  double shares_norm = 0;
+  double priority_norm = 0;
+  long double usage_norm = 0;
+  long double usage_efctv = 0;
+  double fs_factor = 0;
+  long double level_fs = 0;
+};
+
+struct ControllerQos {
+  std::string name;
+  uint32_t priority = 0;
+  double norm_priority = 0;
+};
+
+struct ControllerPartition {
+  std::string name;
+  uint16_t priority_job_factor = 0;
+  uint16_t priority_tier = 0;
+  uint32_t max_time_min = 0;
+  std::vector<uint64_t> tres_cnt;  // in tres_names order
+};
+
+struct ControllerState {
+  std::string priority_type;
+  std::string state_save_location;
+  Params params;
+  bool private_usage = false;
+  std::vector<std::string> tres_names;  // the controller's TRES order
+  std::vector<ControllerAssoc> assocs;  // in the controller's list order
+  std::vector<ControllerQos> qos;
+  std::vector<ControllerPartition> partitions;
+  uint32_t cluster_cpus = 0;  // all nodes, FUTURE ones included
+  uint32_t node_count = 0;
+  Diagnostics config_diagnostics;  // from PriorityParameters
+};
+
+struct ControllerJob {
+  uint32_t job_id = 0;
+  uint32_t user_id = 0;
+  uint32_t assoc_id = 0;
+  std::string user, account, partition, qos;
+  uint32_t job_state = 0;
+  bool pending = false;
+  uint32_t priority = 0;
+  uint32_t nice = 0;         // biased by kNiceOffset
+  uint32_t site_factor = 0;  // biased by kNiceOffset
+  int64_t accrue_time = 0;
+  int64_t submit_time = 0;
+  uint32_t num_cpus = 0, max_cpus = 0, num_nodes = 0;
+  uint32_t time_limit_min = 0;
+  std::vector<uint64_t> tres_req;    // in tres_names order
+  std::vector<uint64_t> tres_alloc;  // empty when not allocated
+};
+
+// sprio's row for one job and partition: the controller's weighted factors.
+struct ControllerFactors {
+  uint32_t job_id = 0;
+  std::string partition;
+  double age = 0, assoc = 0, fairshare = 0, job_size = 0, partition_factor = 0, qos = 0;
+  uint32_t site = 0, nice = 0;
+  uint32_t direct_prio = 0;
+  std::vector<double> tres;          // weighted, in tres_names order
+  std::vector<double> tres_weights;
+};
+
+// Each returns false with a message naming what failed (e.g. "cannot reach
+// slurmctld: ...").
+bool LoadControllerState(ControllerState* state, std::string* error);
+bool LoadJobs(std::vector<ControllerJob>* jobs, const std::vector<std::string>& tres_names,
+              std::string* error);
+bool LoadFactors(std::vector<ControllerFactors>* factors, std::string* error);
+
+// "cpu=2,mem=1G,node=1,billing=2" in the given TRES order (memory in MB, as
+// Slurm counts it).
+std::vector<uint64_t> ParseTresString(const std::string& text,
+                                      const std::vector<std::string>& tres_names);
+
+}  // namespace fairway::client
+
+#endif  // FAIRWAY_CLIENT_SLURM_CLIENT_H_

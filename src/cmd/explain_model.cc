@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "explain_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "text_util.h"
+
+namespace fairway {
+
+namespace {
+
+const client::ControllerPartition* FindPartition(const client::ControllerState& state,
+                                                 const std::string& name) {
+  for (const auto& p : state.partitions) {
+    if (p.name == name) return &p;
+  }
+  return nullptr;
+}
+
+PartitionInputs PartitionFrom(const client::ControllerState& state,
+                              const client::ControllerPartition& p) {
+  uint16_t max_factor = 0;
+  for (const auto& q : state.partitions) max_factor = std::max(max_factor, q.priority_job_factor);
+  PartitionInputs in;
+  in.name = p.name;
+  in.priority_job_factor = p.priority_job_factor;
+  in.norm_priority = max_factor ? static_cast<double>(p.priority_job_factor) / max_factor : 0.0;
+  in.max_time_min = p.max_time_min;
+  in.tres_cnt = p.tres_cnt;
+  return in;
+}
+
+bool Close(double a, double b) {
+  return std::fabs(a - b) <= 1e-6 * std::max({1.0, std::fabs(a), std::fabs(b)});
+}
+
+void ReadLedger(ExplainModel* model) {
+  const std::string path = model->state.state_save_location + "/fairway_planned_use";
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    model->ledger_note = "cannot read " + path + " (run on the controller host as SlurmUser or root)";
+    return;
+  }
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  std::string why;
+  if (!ParseLedger(bytes.str(), &model->ledger, &why)) {
+    model->ledger_note = path + ": " + why;
+    return;
+  }
+  model->have_ledger = true;
+}
+
+}  // namespace
+
+bool BuildExplainModel(client::ControllerState state, ExplainModel* model, std::string* error) {
+  model->state = std::move(state);
+  std::vector<AssocNode> nodes;
+  for (const auto& a : model->state.assocs) nodes.push_back(a.node);
+  const FairshareMode mode = model->state.params.Mode();
+  if (!model->tree.Build(std::move(nodes), SharesNormalizedLikeFairTree(mode), error)) return false;
+  if (mode == FairshareMode::kPlannedUse) {
+    ReadLedger(model);
+    double capacity = model->state.params.planned_use_capacity;
+    if (capacity <= 0) capacity = model->state.cluster_cpus;
+    model->fairshare.mode = mode;
+    ComputePlannedUse(model->tree, model->ledger, model->state.params, capacity, &model->fairshare);
+  } else {
+    model->fairshare = ComputeFairshare(model->tree, model->state.params);
+  }
+  return true;
+}
+
+int32_t FindExplainAssoc(const ExplainModel& model, const std::string& account,
+                         const std::string& user, const std::string& partition) {
+  const std::string acct = ToLower(account);
+  for (int32_t i = 0; i < static_cast<int32_t>(model.tree.size()); ++i) {
+    const AssocNode& n = model.tree.node(i);
+    if (n.acct == acct && n.user == user && (partition.empty() || n.partition == partition)) {
+      return i;
+    }
+  }
+  return -1;
+}
+
+std::vector<JobExplanation> ExplainJob(const ExplainModel& model, const client::ControllerJob& job,
+                                       const std::vector<client::ControllerFactors>& factors,
+                                       int64_t now) {
+  const client::ControllerState& state = model.state;
+  const Params& params = state.params;
+  JobInputs base;
+  base.job_id = job.job_id;
+  base.accrue_time = job.accrue_time;
+  int32_t assoc = model.tree.Find(job.assoc_id);
+  base.has_assoc = assoc >= 0;
+  if (assoc >= 0) {
+    base.fairshare_factor = model.fairshare.assocs[assoc].job_factor;
+    base.assoc_priority = model.tree.node(assoc).priority;
+    base.assoc_priority_norm = model.tree.links(assoc).priority_norm;
+  }
+  for (const auto& q : state.qos) {
+    if (q.name == job.qos) {
+      base.has_qos = true;
+      base.qos_priority = q.priority;
+      base.qos_norm_priority = q.norm_priority;
+    }
+  }
+  base.total_cpus = job.pending ? 0 : job.num_cpus;
+  base.min_cpus = job.num_cpus;
+  base.max_cpus = (job.max_cpus == 0) ? kNoVal : job.max_cpus;
+  base.min_nodes = job.num_nodes;
+  base.time_limit_min = job.time_limit_min;
+  base.site_factor = job.site_factor;
+  base.nice = job.nice;
+  base.tres_req = job.tres_req;
+  base.tres_alloc = job.tres_alloc;
+  const ClusterInputs cluster{state.cluster_cpus, state.node_count};
+
+  std::vector<JobExplanation> rows;
+  for (const std::string& name : Split(job.partition, ',')) {
+    JobExplanation row;
+    row.partition = name;
+    row.inputs = base;
+    if (const auto* p = FindPartition(state, name)) row.inputs.partition = PartitionFrom(state, *p);
+    for (const auto& f : factors) {
+      if (f.job_id == job.job_id && f.partition == name) row.controller = &f;
+    }
+    row.age_now = ComputeJobPriority(row.inputs, params, cluster, now).factors.age;
+    // Age at the controller's last computation: its weighted value / weight.
+    int64_t age_time = now;
+    if (row.controller && params.weight_age && params.max_age_s > 0 && job.accrue_time) {
+      double age_factor = row.controller->age / params.weight_age;
+      age_time = job.accrue_time + static_cast<int64_t>(std::llround(age_factor * params.max_age_s));
+      if (age_factor >= 1.0) age_time = std::max<int64_t>(age_time, now);
+    }
+    row.result = ComputeJobPriority(row.inputs, params, cluster, age_time);
+    if (row.controller) {
+      const auto& c = *row.controller;
+      const auto& w = row.result.weighted;
+      auto check = [&](const char* what, double mine, double theirs) {
+        if (!Close(mine, theirs)) {
+          std::ostringstream text;
+          text.precision(10);
+          text << what << ": recomputed " << mine << ", controller " << theirs;
+          row.mismatches.push_back(text.str());
+        }
+      };
+      check("age", w.age, c.age);
+      check("association", w.assoc, c.assoc);
+      check("fairshare", w.fairshare, c.fairshare);
+      check("job size", w.job_size, c.job_size);
+      check("partition", w.partition, c.partition_factor);
+      check("QOS", w.qos, c.qos);
+      for (size_t i = 0; i < w.tres.size() && i < c.tres.size(); ++i) {
+        check(("TRES " + (i < state.tres_names.size() ? state.tres_names[i] : std::to_string(i))).c_str(),
+              w.tres[i], c.tres[i]);
+      }
+      row.factors_match = row.mismatches.empty();
+      double sum = c.age + c.assoc + c.fairshare + c.job_size + c.partition_factor + c.qos;
+      for (double t : c.tres) sum += t;
+      sum += static_cast<double>(static_cast<int64_t>(c.site) - kNiceOffset);
+      sum -= static_cast<double>(static_cast<int64_t>(c.nice) - kNiceOffset);
+      row.controller_sum_priority = PriorityFromSum(sum, nullptr);
+      if (c.direct_prio) row.controller_sum_priority = c.direct_prio;
+      row.priority_match = row.result.priority == row.controller_sum_priority;
+    } else {
+      row.priority_match = row.result.priority == job.priority;
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+}  // namespace fairway

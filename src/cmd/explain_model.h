@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The recomputation behind `fairway explain`: from what the controller
+// reports (configuration, associations with usage, QOS, partitions, nodes,
+// jobs), rebuild the core's inputs, run the same fairshare and priority code
+// the plugin runs, and keep every intermediate value for display. Pure: no
+// RPC here (client/slurm_client does that), so it is unit-testable.
+#ifndef FAIRWAY_CMD_EXPLAIN_MODEL_H_
+#define FAIRWAY_CMD_EXPLAIN_MODEL_H_
+
+#include <string>
+#include <vector>
+
+#include "fairshare.h"
+#include "job_priority.h"
+#include "planned_use.h"
+#include "slurm_client.h"
+
+namespace fairway {
+
+struct ExplainModel {
+  client::ControllerState state;
+  AssocTree tree;               // built from state.assocs, in list order
+  FairshareResults fairshare;   // recomputed by the core
+  bool have_ledger = false;     // planned use: ledger read from the state file
+  PlannedUseLedger ledger;
+  std::string ledger_note;      // why the ledger could not be read, if so
+};
+
+// Builds the tree and recomputes fairshare. False with *error on a bad tree.
+bool BuildExplainModel(client::ControllerState state, ExplainModel* model, std::string* error);
+
+// One partition row of a job's recomputation.
+struct JobExplanation {
+  std::string partition;
+  JobInputs inputs;
+  JobPriority result;           // recomputed; age taken from the controller
+  double age_now = 0;           // the age factor recomputed at `now`
+  const client::ControllerFactors* controller = nullptr;  // sprio's row, if any
+  int64_t controller_sum_priority = -1;  // sprio's PRIORITY for that row
+  bool factors_match = false;   // every weighted factor within 1e-6 relative
+  bool priority_match = false;  // the integer equals the controller's
+  std::vector<std::string> mismatches;
+};
+
+// Recomputes a job's priority for each of its partitions. The age factor
+// changes every second until PriorityMaxAge: the controller's value (from
+// sprio) is used for the comparison, and age_now shows today's.
+std::vector<JobExplanation> ExplainJob(const ExplainModel& model, const client::ControllerJob& job,
+                                       const std::vector<client::ControllerFactors>& factors,
+                                       int64_t now);
+
+// Index of the association of account[/user] (user empty = the account's
+// own association); -1 when absent.
+int32_t FindExplainAssoc(const ExplainModel& model, const std::string& account,
+                         const std::string& user, const std::string& partition = "");
+
+}  // namespace fairway
+
+#endif  // FAIRWAY_CMD_EXPLAIN_MODEL_H_

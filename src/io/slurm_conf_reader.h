@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Reads the priority settings of a slurm.conf text into Params, the way
+// Slurm 22.05's read_config.c reads them (API brief §2.2): keys are
+// case-insensitive, '#' starts a comment, `Include` lines are skipped with a
+// note, NodeName lines are counted (nodes and CPUs) for capacity checks.
+// Every problem becomes a Diagnostic naming the setting and the value, with
+// the line it came from. Used by `fairway check-config`; pure apart from the
+// file-reading convenience ReadSlurmConfFile.
+#ifndef FAIRWAY_IO_SLURM_CONF_READER_H_
+#define FAIRWAY_IO_SLURM_CONF_READER_H_
+
+#include <cstdint>
+#include <istream>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "../diagnostic.h"
+#include "../params.h"
+
+namespace fairway {
+
+// A Diagnostic with the slurm.conf line it refers to (0 = the whole file).
+struct ConfDiagnostic {
+  Diagnostic diagnostic;
+  int line = 0;
+};
+
+// One PriorityWeightTRES item: "TYPE[/NAME]=VALUE[UNIT]". weight is VALUE
+// divided by the unit's multiplier (K=1024, KB=1000, ... as Slurm's
+// suffix_mult), which is what Slurm stores.
+struct TresWeight {
+  std::string name;  // lower-case "cpu", "mem", "gres/gpu", ...
+  double weight = 0;
+  std::string written;  // the item as written
+};
+
+struct SlurmConf {
+  std::string source;                  // file name used in messages
+  Params params;                       // Slurm's defaults where unset
+  std::string priority_type;           // PriorityType as written; empty = unset
+  std::string priority_parameters;     // PriorityParameters as written
+  std::string priority_weight_tres;    // PriorityWeightTRES as written
+  std::vector<TresWeight> tres_weights;
+  // Every priority setting seen: canonical name -> (value as written, line).
+  std::map<std::string, std::pair<std::string, int>> settings;
+  uint64_t node_count = 0;             // nodes named on NodeName lines
+  uint64_t cpu_count = 0;              // their CPUs (CPUs=, else sockets*cores*threads)
+  std::vector<ConfDiagnostic> diagnostics;
+  std::vector<std::string> notes;      // "line 3: Include ... ignored"
+
+  bool Has(const std::string& canonical_name) const { return settings.count(canonical_name) > 0; }
+};
+
+// Parses slurm.conf text; never fails (problems are diagnostics).
+SlurmConf ParseSlurmConf(std::istream& in, const std::string& source);
+// Reads a file; false with *error when it cannot be opened.
+bool ReadSlurmConfFile(const std::string& path, SlurmConf* conf, std::string* error);
+
+// PriorityWeightTRES, as slurm_get_tres_weight_array reads it. Malformed
+// items become diagnostics and are skipped.
+std::vector<TresWeight> ParseTresWeights(std::string_view text, Diagnostics* diagnostics);
+
+// Slurm's suffix_mult: "" 1, K/KiB 1024, KB 1000, ... up to P/PiB, PB;
+// nullopt for an unknown unit. Case-insensitive.
+std::optional<double> SuffixMultiplier(std::string_view suffix);
+
+// Number of host names in a Slurm host list ("n[1-3,7],gpu[01-02]x[1-2]").
+// nullopt when malformed (unbalanced brackets, bad range).
+std::optional<uint64_t> CountHostList(std::string_view hostlist);
+
+}  // namespace fairway
+
+#endif  // FAIRWAY_IO_SLURM_CONF_READER_H_
