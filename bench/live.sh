@@ -70,6 +70,9 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+# set -e is silent: say where it stopped. (No `cmd | head` below: with
+# pipefail, the writer's SIGPIPE would end the script.)
+trap 'echo "live.sh: failed at line $LINENO: $BASH_COMMAND" >&2' ERR
 
 T_BEGIN=$SECONDS
 now_s() { printf '%s' "$EPOCHREALTIME"; }
@@ -140,9 +143,9 @@ N_PENDING=$(squeue -h -t PD -o %i | wc -l)
 QUEUE_RATE=$(awk -v n="$N_PENDING" -v s="$QUEUE_SECONDS" 'BEGIN { printf "%.0f", n / s }')
 log "queue: $N_PENDING pending jobs in $QUEUE_SECONDS s ($QUEUE_RATE jobs/s)"
 if [ "$N_PENDING" -lt "$JOBS" ]; then
-  log "warning: only $N_PENDING of $JOBS jobs pending; sbatch errors: $(sort "$WORK"/queue.*.err | uniq -c | head -3)"
+  log "warning: only $N_PENDING of $JOBS jobs pending; sbatch errors: $(sort "$WORK"/queue.*.err | uniq -c | awk 'NR <= 3')"
 fi
-PROBE_JOB=$(sort -n "$WORK/queue.0" | head -1)
+PROBE_JOB=$(sort -n "$WORK/queue.0" | awk 'NR == 1')
 PRIORITY_FLAGS=$(scontrol show config | awk -F' = ' '/^PriorityFlags/ { print $2 }')
 # Slurm 22.05 prints no flag for its default, Fair Tree (only NO_FAIR_TREE).
 case ${PRIORITY_FLAGS:-} in *NO_FAIR_TREE*) ;; *) PRIORITY_FLAGS="${PRIORITY_FLAGS:+$PRIORITY_FLAGS,}(Fair Tree, the default)" ;; esac

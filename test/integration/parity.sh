@@ -66,6 +66,25 @@ sbatch -o /dev/null -e /dev/null -n1 -t 5 --wrap 'sleep 1' >/dev/null
 # Let every job's age factor saturate (PriorityMaxAge=1 minute).
 sleep 65
 
+# explain_all MODE PLUGIN: `fairway explain job` recomputes every pending
+# job's priority with the core library and must agree with the controller,
+# whichever plugin computed it.
+explain_all() {
+  local mode=$1 plugin=$2 id bad=0 count=0
+  for id in $(squeue -h -t PD -o %i); do
+    count=$((count + 1))
+    if ! "$FW_TOP/fairway" explain job "$id" > "$out/$mode.$plugin.explain.$id" 2>&1; then
+      bad=$((bad + 1))
+      sed -n '/MISMATCH/p' "$out/$mode.$plugin.explain.$id" | head -5
+    fi
+  done
+  if [ "$count" -gt 0 ] && [ "$bad" = 0 ]; then
+    pass "$mode: fairway explain job equals $plugin's priority for all $count pending jobs"
+  else
+    fail "$mode: fairway explain job disagrees with $plugin for $bad of $count pending jobs"
+  fi
+}
+
 # run_mode MODE FLAGS [EXTRA_PASSES]: extra passes let multifactor settle
 # where it reads values of an earlier pass (depth-oblivious, §8 bug 9).
 run_mode() {
@@ -87,6 +106,7 @@ run_mode() {
     fi
     sleep 2
     capture "$out/$mode.$plugin"
+    explain_all "$mode" "$plugin"
   done
   compare_captures "$mode" "$out/$mode.multifactor" "$out/$mode.fairway"
 }

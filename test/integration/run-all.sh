@@ -4,7 +4,7 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 total_pass=0 total_fail=0
-for scenario in "$here"/parity.sh "$here"/limits.sh; do
+for scenario in "$here"/parity.sh "$here"/limits.sh "$here"/modes.sh; do
   name=$(basename "$scenario" .sh)
   echo "--- scenario $name"
   output=$(bash "$scenario" 2>&1)

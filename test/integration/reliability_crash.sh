@@ -1,0 +1,224 @@
+#!/bin/bash
+# Reliability 1: crash and restart. A real job charges usage with no decay
+# (PriorityDecayHalfLife=0, PriorityUsageResetPeriod=YEARLY: usage is exactly
+# billing x elapsed); slurmctld is killed with SIGKILL at random moments
+# (right after a restart while its first pass runs, the instant a periodic
+# pass writes its state, at random offsets) and restarted, in a loop bounded
+# in count and time. After each restart and its pass:
+# - last_ran never goes backwards;
+# - the job's association usage never exceeds billing x (last_ran - job
+#   start) (never double-charged);
+# - the crash lost at most one PriorityCalcPeriod of accrual (usage after
+#   >= usage before + billing x (time between the two passes) - one period).
+# Then the same in planned-use mode (planned_use_interval=1, one-minute
+# intervals, no decay so the ledger's H + c is the exact sum of charges):
+# the ledger file is never missing or unparseable after a kill, and its total
+# for the association obeys the same two bounds.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+ITERATIONS=${FW_CRASH_ITERATIONS:-6}
+PLANNED_ITERATIONS=${FW_CRASH_PLANNED_ITERATIONS:-4}
+PHASE_LIMIT=${FW_CRASH_PHASE_LIMIT:-330}   # seconds per phase, whatever the count
+PERIOD=60                                   # PriorityCalcPeriod=1 (minutes)
+SLACK=3                                     # billing-seconds of rounding
+
+dir=$(mktemp -d /tmp/fairway-crash.XXXXXX)
+chmod 755 "$dir"
+trap 'stop_cluster "$dir/c"; rm -rf "$FW_PLUGIN_DIR"' EXIT
+prepare_plugin_dir || exit 1
+c=$dir/c
+mkdir -p "$c"
+
+ctld_pid() { tr -dc '0-9' < "$c/run/slurmctld.pid" 2>/dev/null; }
+kill_ctld() {
+  local pid
+  pid=$(ctld_pid)
+  [ -n "$pid" ] && [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = slurmctld ] || return 1
+  kill -KILL "$pid"
+  for _ in $(seq 50); do
+    case $(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null) in Z | X | "") return 0 ;; esac
+    sleep 0.1
+  done
+}
+start_ctld() {
+  FAIRWAY_START_TIMEOUT=60 "$FW_CLUSTER" restart-ctld --dir "$c" >> "$dir/restart.log" 2>&1
+}
+# Association usage as the controller holds it (float, billing-seconds).
+assoc_usage() {
+  timeout 20 scontrol show assoc_mgr flags=assoc users=fwuser1 accounts=crash 2>/dev/null \
+    | grep -A3 'UserName=fwuser1' | grep -o 'UsageRaw/Norm/Efctv=[0-9.]*' | head -1 | cut -d= -f2
+}
+# Wait for a pass that started at or after $1 (its last_ran >= $1).
+wait_pass_since() {
+  local since=$1 limit=$((SECONDS + ${2:-90}))
+  while [ "$(last_decay_ran "$c")" -lt "$since" ]; do
+    [ $SECONDS -gt $limit ] && return 1
+    sleep 0.5
+  done
+  sleep 1   # the pass writes last_ran last; usage is already stored
+}
+# Ledger total (H + c, hi + lo words) of association id $1; "MISSING" or
+# "BAD: why" if the file is unusable.
+ledger_total() {
+  python3 - "$c/state/fairway_planned_use" "$1" <<'PY'
+import struct, sys
+path, want = sys.argv[1], sys.argv[2]
+try:
+    text = open(path, 'rb').read().decode('ascii')
+except FileNotFoundError:
+    print("MISSING"); sys.exit()
+lines = text.split('\n')
+if not lines[0].startswith('FWPU 1') or not text.endswith('\n') or not lines[-2].startswith('checksum '):
+    print("BAD: header/checksum line"); sys.exit()
+body = text[:text.rfind('checksum ')].encode()
+h = 0xcbf29ce484222325
+for b in body:
+    h = ((h ^ b) * 0x100000001b3) & 0xffffffffffffffff
+if '%016x' % h != lines[-2].split()[1].lower():
+    print("BAD: checksum mismatch"); sys.exit()
+d = lambda w: struct.unpack('>d', bytes.fromhex(w))[0]
+total = 0.0
+for line in lines[3:-2]:
+    p = line.split()
+    if p[0] == want:
+        total = d(p[1]) + d(p[2]) + d(p[3]) + d(p[4])
+print('%.3f' % total)
+PY
+}
+ge() { awk -v a="$1" -v b="$2" 'BEGIN{exit !(a >= b)}'; }
+
+cat > "$dir/base.conf" <<CONF
+PriorityDecayHalfLife=0
+PriorityUsageResetPeriod=YEARLY
+PriorityCalcPeriod=1
+CONF
+log "starting cluster"
+start_cluster "$c" priority/fairway "$dir/base.conf" || { fail "cluster start"; summary; exit 1; }
+"$FW_CLUSTER" users 1 >/dev/null 2>&1
+sacctmgr -i add account crash fairshare=1 >/dev/null
+sacctmgr -i add user fwuser1 account=crash >/dev/null
+assoc_id=$(sacctmgr -n -P show assoc where user=fwuser1 account=crash format=id | head -1)
+job=$(submit_as fwuser1 -A crash -n1 -t 60 --wrap 'sleep 3000')
+for _ in $(seq 60); do [ "$(squeue -h -j "$job" -o %T)" = RUNNING ] && break; sleep 1; done
+billing=$(scontrol show job "$job" | grep -o 'billing=[0-9]*' | head -1 | cut -d= -f2)
+job_start=$(date -d "$(squeue -h -j "$job" -o %S)" +%s)
+log "job $job running since $job_start, billing $billing, assoc $assoc_id"
+[ -n "$billing" ] && [ "$billing" -gt 0 ] || { fail "no billing for job $job"; summary; exit 1; }
+
+# One crash iteration. $1: phase label, $2: kill mode. Sets globals.
+no_double=1 bounded_loss=1 monotonic=1 alive=1 ledger_ok=1 ledger_no_double=1 ledger_loss=1
+iteration() {
+  local phase=$1 mode=$2 before_ran before_usage before_ledger t0 after_ran usage ledger
+  local upper lower lf
+  # Observe the state the kill will interrupt.
+  before_ran=$(last_decay_ran "$c")
+  before_usage=$(assoc_usage)
+  [ "$phase" = planned ] && before_ledger=$(ledger_total "$assoc_id")
+  case $mode in
+    pass)   # the instant a periodic pass writes a state file (mid-pass:
+            # the ledger is written before last_ran)
+      local watch=$c/state/priority_last_decay_ran m0 limit=$((SECONDS + 75))
+      [ "$phase" = planned ] && watch=$c/state/fairway_planned_use
+      m0=$(stat -c %Y.%i "$watch" 2>/dev/null)
+      while [ "$(stat -c %Y.%i "$watch" 2>/dev/null)" = "$m0" ] && [ $SECONDS -lt $limit ]; do
+        sleep 0.01
+      done ;;
+    random) sleep $((RANDOM % 40 + 3)).$((RANDOM % 10)) ;;
+  esac
+  kill_ctld || { alive=0; fail "$phase/$mode: slurmctld was not running before the kill"; return; }
+  t0=$(date +%s)
+  if [ "$phase" = planned ]; then
+    lf=$(ledger_total "$assoc_id")
+    case $lf in MISSING | BAD*) ledger_ok=0; fail "$phase/$mode: ledger after the kill: $lf" ;; esac
+  fi
+  start_ctld || { alive=0; fail "$phase/$mode: slurmctld did not restart"; tail -20 "$c/log/slurmctld.log"; return; }
+  if [ "$mode" = startup ]; then
+    # kill again while the first pass after the start runs (or just after)
+    sleep 0.$((RANDOM % 10))
+    kill_ctld
+    start_ctld || { alive=0; fail "$phase/$mode: slurmctld did not restart"; return; }
+  fi
+  wait_pass_since "$t0" || { alive=0; fail "$phase/$mode: no pass after the restart"; return; }
+  after_ran=$(last_decay_ran "$c")
+  usage=$(assoc_usage)
+  if [ "$after_ran" -lt "$before_ran" ]; then
+    monotonic=0; fail "$phase/$mode: last_ran went backwards ($before_ran -> $after_ran)"
+  fi
+  upper=$((billing * (after_ran - job_start) + SLACK))
+  lower=$(awk -v u="$before_usage" -v b="$billing" -v a="$after_ran" -v r="$before_ran" \
+    -v p=$PERIOD -v s=$SLACK 'BEGIN{print u + b * (a - r) - b * p - s}')
+  log "$phase/$mode: last_ran $before_ran -> $after_ran, usage $before_usage -> $usage (bounds $lower .. $upper)"
+  if ! ge "$upper" "$usage"; then
+    no_double=0; fail "$phase/$mode: usage $usage > billing x elapsed $upper (double charge)"
+  fi
+  if ! ge "$usage" "$lower"; then
+    bounded_loss=0
+    fail "$phase/$mode: usage $usage < $lower: the crash lost more than one PriorityCalcPeriod ($(awk -v l="$lower" -v u="$usage" -v p=$PERIOD -v s=$SLACK 'BEGIN{print l - u + p + s}') billing-s lost)"
+  fi
+  if [ "$phase" = planned ]; then
+    ledger=$(ledger_total "$assoc_id")
+    case $ledger in
+      MISSING | BAD*) ledger_ok=0; fail "$phase/$mode: ledger after the restart: $ledger"; return ;;
+    esac
+    upper=$((billing * (after_ran - planned_from) + SLACK))
+    lower=$(awk -v u="$before_ledger" -v b="$billing" -v a="$after_ran" -v r="$before_ran" \
+      -v p=$PERIOD -v s=$SLACK 'BEGIN{print u + b * (a - r) - b * p - s}')
+    log "$phase/$mode: ledger $before_ledger -> $ledger (bounds $lower .. $upper)"
+    if ! ge "$upper" "$ledger"; then
+      ledger_no_double=0; fail "$phase/$mode: ledger $ledger > billing x elapsed $upper (double charge)"
+    fi
+    if ! ge "$ledger" "$lower"; then
+      ledger_loss=0; fail "$phase/$mode: ledger $ledger < $lower: more than one period lost"
+    fi
+  fi
+}
+
+modes=(startup pass random pass random startup pass random)
+wait_pass_since "$job_start" 90
+phase_end=$((SECONDS + PHASE_LIMIT))
+n=0
+for ((i = 0; i < ITERATIONS && SECONDS < phase_end; i++)); do
+  iteration fairtree "${modes[i % ${#modes[@]}]}"; n=$((n + 1))
+  [ $alive = 1 ] || break
+done
+log "fair tree: $n kill/restart iterations"
+[ $alive = 1 ] && pass "fair tree: slurmctld came back after $n SIGKILLs, job $job still $(squeue -h -j "$job" -o %T)"
+[ $monotonic = 1 ] && pass "fair tree: last_ran never went backwards"
+[ $no_double = 1 ] && pass "fair tree: usage never exceeded billing x elapsed (no double charge)"
+[ $bounded_loss = 1 ] && pass "fair tree: no crash lost more than one PriorityCalcPeriod of usage"
+
+# ---- planned use -------------------------------------------------------
+if [ $alive = 1 ]; then
+  printf 'PriorityParameters=fairshare=planned_use,planned_use_interval=1\n' > "$dir/planned.conf"
+  merge_conf "$c" "$dir/planned.conf"
+  rm -f "$c"/state/fairway_planned_use*
+  planned_from=$(date +%s)
+  start_ctld || fail "planned use: restart"   # stops slurmctld cleanly first
+  # The ledger charges from the last pass before the switch.
+  wait_pass_since "$planned_from" 90
+  planned_from=$(last_decay_ran "$c")
+  first=$(ledger_total "$assoc_id")
+  log "planned use: ledger $first at $planned_from"
+  planned_from=$(awk -v t="$planned_from" -v l="$first" -v b="$billing" 'BEGIN{printf "%d", t - l / b}')
+  modes=(pass startup pass random pass)
+  no_double=1 bounded_loss=1 monotonic=1 ledger_ok=1 ledger_no_double=1 ledger_loss=1
+  phase_end=$((SECONDS + PHASE_LIMIT))
+  n=0
+  for ((i = 0; i < PLANNED_ITERATIONS && SECONDS < phase_end; i++)); do
+    iteration planned "${modes[i % ${#modes[@]}]}"; n=$((n + 1))
+    [ $alive = 1 ] || break
+  done
+  log "planned use: $n kill/restart iterations"
+  [ $alive = 1 ] && pass "planned use: slurmctld came back after $n SIGKILLs"
+  [ $ledger_ok = 1 ] && pass "planned use: the ledger file was never missing or unparseable after a kill"
+  [ $ledger_no_double = 1 ] && pass "planned use: the ledger never exceeded billing x elapsed (no double charge)"
+  [ $ledger_loss = 1 ] && pass "planned use: no crash lost more than one period from the ledger"
+  [ $no_double = 1 ] && [ $bounded_loss = 1 ] && pass "planned use: association usage bounds held too"
+fi
+if grep -qiE '\bfatal\b|segfault|core dumped' "$c/log/slurmctld.log"; then
+  fail "slurmctld's log has fatal/crash lines"; grep -iE '\bfatal\b|segfault' "$c/log/slurmctld.log" | head
+else
+  pass "no fatal or crash line in slurmctld's log"
+fi
+summary
