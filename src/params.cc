@@ -13,7 +13,8 @@ namespace fairway {
 namespace {
 
 constexpr const char* kKnownKeys =
-    "fairshare, planned_use_interval, planned_use_capacity, planned_use_charge";
+    "fairshare, planned_use_interval, planned_use_capacity, planned_use_charge, "
+    "usage_bootstrap";
 constexpr const char* kSetting = "PriorityParameters";
 
 Diagnostic BadValue(const std::string& key, const std::string& value,
@@ -176,6 +177,19 @@ Diagnostics ParsePriorityParameters(std::string_view text, Params* params) {
             key, value, "expected accrue or start",
             params->planned_use_charge == PlannedUseCharge::kStart ? "start"
                                                                    : "accrue"));
+      }
+    } else if (key == "usage_bootstrap") {
+      std::string v = ToLower(value);
+      if (v == "auto") {
+        params->usage_bootstrap = UsageBootstrap::kAuto;
+      } else if (v == "force") {
+        params->usage_bootstrap = UsageBootstrap::kForce;
+      } else if (v == "off" || v == "no") {
+        params->usage_bootstrap = UsageBootstrap::kOff;
+      } else {
+        const char* kept = params->usage_bootstrap == UsageBootstrap::kForce ? "force"
+                           : params->usage_bootstrap == UsageBootstrap::kOff ? "off" : "auto";
+        diagnostics.push_back(BadValue(key, value, "expected auto, force or off", kept));
       }
     } else {
       Diagnostic d;

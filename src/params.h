@@ -18,6 +18,10 @@ namespace fairway {
 
 enum class FairshareMode { kClassic, kDepthOblivious, kFairTree, kRanged, kPlannedUse };
 
+// When the plugin rebuilds usage from slurmdbd's job records: only when the
+// controller has no usage state (auto), at every start (force), or never.
+enum class UsageBootstrap { kAuto, kForce, kOff };
+
 // How planned-use usage enters the ledger (fairshare-modes.md, Planned use §4).
 enum class PlannedUseCharge { kAccrue, kStart };
 
@@ -47,6 +51,7 @@ struct Params {
   int64_t planned_use_interval_s = 86400;  // planned_use_interval
   double planned_use_capacity = 0;         // billing/s; 0 = total node billing
   PlannedUseCharge planned_use_charge = PlannedUseCharge::kAccrue;
+  UsageBootstrap usage_bootstrap = UsageBootstrap::kAuto;  // usage_bootstrap
 
   // The fairshare mode in force: PriorityParameters wins over PriorityFlags.
   FairshareMode Mode() const;
@@ -57,7 +62,7 @@ struct Params {
 // Parses PriorityParameters ("key=value,key=value"). Every problem becomes a
 // Diagnostic naming the key and value; the key then keeps its previous value
 // in *params. Known keys: fairshare, planned_use_interval,
-// planned_use_capacity, planned_use_charge.
+// planned_use_capacity, planned_use_charge, usage_bootstrap.
 Diagnostics ParsePriorityParameters(std::string_view text, Params* params);
 
 // Slurm's time string ("minutes", "minutes:seconds", "hours:minutes:seconds",

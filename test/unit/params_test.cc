@@ -352,7 +352,7 @@ TEST(Diagnostic, ParsedUnknownKeyFormatsAsDocumented) {
   ASSERT_EQ(d.size(), 1u);
   EXPECT_EQ(d[0].Format(),
             "PriorityParameters: unknown key 'fairshar' (ignored; known keys: fairshare, "
-            "planned_use_interval, planned_use_capacity, planned_use_charge)");
+            "planned_use_interval, planned_use_capacity, planned_use_charge, usage_bootstrap)");
 }
 
 TEST(Diagnostic, HasErrorsIgnoresWarnings) {

@@ -17,6 +17,7 @@
 #include "plugin_log.h"
 #include "priority_pass.h"
 #include "state_file.h"
+#include "usage_bootstrap_bridge.h"
 #include "usage_bridge.h"
 #include "slurm_api.h"
 
@@ -32,6 +33,7 @@ bool g_reconfig = false;
 bool g_state_read = false;
 std::thread* g_thread = nullptr;    // raw: no static destructor at exit
 std::atomic<time_t> g_last_ran{0};
+bool g_bootstrap_wanted = false;  // set by StartDecayThread
 
 bool IsClassicFamily(FairshareMode mode) {
   return mode == FairshareMode::kClassic || mode == FairshareMode::kDepthOblivious;
@@ -98,12 +100,19 @@ void ThreadMain() {
   DecayState state = ReadDecayState();
   g_last_ran = state.last_ran;
   time_t last_reset = state.last_reset ? state.last_reset : start_time;
+  // Decided before anything of ours runs: assoc_mgr rewrites assoc_usage on
+  // its next state save.
+  const bool bootstrap = g_bootstrap_wanted;
   {
     std::lock_guard<std::mutex> lock(g_mutex);
     g_state_read = true;
   }
   g_started.notify_all();
   InitGrpUsedTresRunSecs(g_last_ran.load());
+  if (bootstrap && RunUsageBootstrap(start_time, last_reset, *config)) {
+    // Everything up to now is counted: charge running jobs from here on.
+    g_last_ran = start_time;
+  }
 
   // The deadline advances on a fixed cadence from the thread's start.
   auto deadline = std::chrono::system_clock::now();
@@ -182,6 +191,7 @@ void StartDecayThread() {
   if (g_thread) return;
   g_shutdown = false;
   g_state_read = false;
+  g_bootstrap_wanted = UsageBootstrapWanted(*CurrentConfig());
   g_thread = new std::thread(ThreadMain);
   g_started.wait(lock, [] { return g_state_read; });
 }

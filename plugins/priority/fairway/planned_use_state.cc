@@ -87,6 +87,14 @@ void ChargePlannedUse(const uint32_t* assoc_path_ids, int path_length, long doub
   for (int i = 0; i < path_length; ++i) Ledger().Charge(assoc_path_ids[i], billing_seconds);
 }
 
+bool ReplacePlannedUseLedgerIfEmpty(PlannedUseLedger ledger, bool force) {
+  std::lock_guard<std::mutex> lock(g_ledger_mutex);
+  g_loaded = true;
+  if (!force && !Ledger().entries.empty()) return false;
+  Ledger() = std::move(ledger);
+  return true;
+}
+
 void ComputePlannedUseFairshare(const AssocTree& tree, const PluginConfig& config,
                                 FairshareResults* results) {
   double capacity = config.params.planned_use_capacity;

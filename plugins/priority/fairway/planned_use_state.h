@@ -12,6 +12,7 @@
 
 #include "assoc_tree.h"
 #include "fairshare.h"
+#include "planned_use.h"
 #include "plugin_config.h"
 
 namespace fairway::plugin {
@@ -27,6 +28,9 @@ void ChargePlannedUse(const uint32_t* assoc_path_ids, int path_length, long doub
 // the snapshot tree with the current ledger.
 void ComputePlannedUseFairshare(const AssocTree& tree, const PluginConfig& config,
                                 FairshareResults* results);
+// Replaces the ledger (usage bootstrap) when it is empty, or always with
+// force; returns whether it did.
+bool ReplacePlannedUseLedgerIfEmpty(PlannedUseLedger ledger, bool force);
 // For tests and explain: the file's path.
 const char* PlannedUseStateFileName();
 

@@ -16,6 +16,8 @@ extern "C" {
 #include "src/common/log.h"
 #include "src/common/pack.h"
 #include "src/common/read_config.h"
+#include "src/common/slurm_accounting_storage.h"
+#include "src/common/slurmdb_defs.h"
 #include "src/common/site_factor.h"
 #include "src/common/slurm_mcs.h"
 #include "src/common/slurm_priority.h"

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "usage_bootstrap_bridge.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <map>
+#include <vector>
+
+#include "assoc_bridge.h"
+#include "planned_use.h"
+#include "planned_use_state.h"
+#include "plugin_log.h"
+#include "state_file.h"
+#include "text_util.h"
+#include "usage_bootstrap.h"
+#include "slurm_api.h"
+
+namespace fairway::plugin {
+
+namespace {
+
+constexpr int64_t kMaxWindow = 365 * 86400;
+
+// "1=2,2=1024,4=1,5=2" (TRES id=count) into a map.
+std::map<uint32_t, uint64_t> TresById(const char* text) {
+  std::map<uint32_t, uint64_t> out;
+  if (!text) return out;
+  for (const std::string& item : Split(text, ',')) {
+    size_t eq = item.find('=');
+    if (eq == std::string::npos) continue;
+    std::optional<int64_t> id = ParseUnsigned(item.substr(0, eq));
+    std::optional<int64_t> count = ParseUnsigned(item.substr(eq + 1));
+    if (id && count) out[static_cast<uint32_t>(*id)] = static_cast<uint64_t>(*count);
+  }
+  return out;
+}
+
+struct FetchedJob {
+  JobUsageRecord usage;                 // billing
+  std::map<uint32_t, uint64_t> tres;    // per TRES id
+};
+
+bool FetchJobs(time_t since, time_t now, std::vector<FetchedJob>* jobs) {
+  slurmdb_job_cond_t cond{};
+  cond.usage_start = since;
+  cond.usage_end = now;
+  cond.flags = JOBCOND_FLAG_NO_STEP | JOBCOND_FLAG_NO_TRUNC;
+  cond.db_flags = SLURMDB_JOB_FLAG_NOTSET;  // 0 would select only jobs without flags
+  cond.cluster_list = list_create(nullptr);
+  list_append(cond.cluster_list, slurm_conf.cluster_name);
+  List list = jobacct_storage_g_get_jobs_cond(acct_db_conn, getuid(), &cond);
+  FREE_NULL_LIST(cond.cluster_list);
+  if (!list) return false;
+  ListIterator it = list_iterator_create(list);
+  while (auto* job = static_cast<slurmdb_job_rec_t*>(list_next(it))) {
+    if (!job->start || !job->associd) continue;
+    FetchedJob f;
+    f.tres = TresById(job->tres_alloc_str);
+    f.usage.assoc_id = job->associd;
+    f.usage.start = job->start;
+    f.usage.end = job->end;
+    auto billing = f.tres.find(TRES_BILLING);
+    auto cpus = f.tres.find(TRES_CPU);
+    f.usage.billing = billing != f.tres.end() ? static_cast<double>(billing->second)
+                      : cpus != f.tres.end()  ? static_cast<double>(cpus->second)
+                                              : 0.0;
+    jobs->push_back(std::move(f));
+  }
+  list_iterator_destroy(it);
+  FREE_NULL_LIST(list);
+  return true;
+}
+
+}  // namespace
+
+bool UsageBootstrapWanted(const PluginConfig& config) {
+  if (!config.calc_fairshare) return false;
+  switch (config.params.usage_bootstrap) {
+    case UsageBootstrap::kOff: return false;
+    case UsageBootstrap::kForce: return true;
+    case UsageBootstrap::kAuto: break;
+  }
+  struct stat st;
+  const std::string path = StateFilePath("assoc_usage");
+  if (stat(path.c_str(), &st) == 0) return false;
+  LogInfo("usage bootstrap: %s is missing: usage will be rebuilt from slurmdbd's job records",
+          path.c_str());
+  return true;
+}
+
+bool RunUsageBootstrap(time_t now, time_t last_reset, const PluginConfig& config) {
+  const Params& p = config.params;
+  const bool force = p.usage_bootstrap == UsageBootstrap::kForce;
+  // Older usage weighs under 0.1% after ten half-lives; without decay,
+  // usage counts since the last reset.
+  int64_t window = p.decay_half_life_s > 0 ? 10 * p.decay_half_life_s : now - last_reset;
+  if (window <= 0 || window > kMaxWindow) window = kMaxWindow;
+  const time_t since = now - window;
+  std::vector<FetchedJob> fetched;
+  if (!FetchJobs(since, now, &fetched)) {
+    LogError("usage bootstrap: slurmdbd returned no job records (is it reachable?); usage "
+             "starts from what slurmctld has");
+    return false;
+  }
+  std::vector<JobUsageRecord> jobs;
+  jobs.reserve(fetched.size());
+  for (const FetchedJob& f : fetched) jobs.push_back(f.usage);
+
+  assoc_mgr_lock_t locks = {};
+  locks.assoc = WRITE_LOCK;
+  locks.tres = READ_LOCK;
+  assoc_mgr_lock(&locks);
+  AssocSnapshot snapshot;
+  if (!SnapshotAssocs(p.Mode(), &snapshot)) {
+    assoc_mgr_unlock(&locks);
+    LogError("usage bootstrap: no association tree; skipped");
+    return false;
+  }
+  const AssocTree& tree = snapshot.tree;
+  if (!force) {
+    for (const AssocNode& n : tree.nodes()) {
+      if (n.usage_raw > 0) {
+        assoc_mgr_unlock(&locks);
+        LogInfo("usage bootstrap: slurmctld already has usage; nothing overwritten "
+                "(usage_bootstrap=force rebuilds it anyway)");
+        return false;
+      }
+    }
+  }
+  const double f = config.decay_factor_per_second;
+  std::vector<long double> usage = SubtreeUsage(tree, DecayedUsageByAssoc(jobs, now, f));
+  // Per-TRES usage (GrpTRESMins limits) the same way, TRES by TRES.
+  std::vector<std::vector<long double>> tres_usage(slurmctld_tres_cnt);
+  const bool limits = accounting_enforce & ACCOUNTING_ENFORCE_LIMITS;
+  for (int t = 0; limits && t < slurmctld_tres_cnt; ++t) {
+    const uint32_t tres_id = assoc_mgr_tres_array[t]->id;
+    std::vector<JobUsageRecord> per_tres;
+    for (const FetchedJob& job : fetched) {
+      auto it = job.tres.find(tres_id);
+      if (it == job.tres.end() || tres_id == TRES_ENERGY) continue;
+      JobUsageRecord r = job.usage;
+      r.billing = static_cast<double>(it->second);
+      per_tres.push_back(r);
+    }
+    tres_usage[t] = SubtreeUsage(tree, DecayedUsageByAssoc(per_tres, now, f));
+  }
+  size_t rebuilt = 0;
+  for (size_t i = 0; i < snapshot.records.size(); ++i) {
+    slurmdb_assoc_usage_t* u = snapshot.records[i]->usage;
+    u->usage_raw = usage[i];
+    if (usage[i] > 0) ++rebuilt;
+    for (int t = 0; limits && t < slurmctld_tres_cnt; ++t) u->usage_tres_raw[t] = tres_usage[t][i];
+  }
+  const long double root_usage = usage[tree.root()];
+  if (p.Mode() == FairshareMode::kPlannedUse) {
+    PlannedUseLedger ledger =
+        LedgerFromJobs(tree, jobs, now, p.planned_use_interval_s,
+                       PlannedUsePerIntervalDecay(p.planned_use_interval_s, p.decay_half_life_s));
+    if (ReplacePlannedUseLedgerIfEmpty(std::move(ledger), force)) {
+      LogInfo("usage bootstrap: planned-use ledger rebuilt from the same jobs");
+    }
+  }
+  assoc_mgr_unlock(&locks);
+  LogInfo("usage bootstrap: rebuilt the usage of %zu associations from %zu jobs in slurmdbd "
+          "since %lld (cluster usage %.0Lf billing-seconds)",
+          rebuilt, jobs.size(), static_cast<long long>(since), root_usage);
+  return true;
+}
+
+}  // namespace fairway::plugin
