@@ -68,10 +68,13 @@ double JobSizeFactor(const JobInputs& job, const Params& params, const ClusterIn
 // Per-TRES factors for one partition: the allocated count (requested before
 // allocation) over the partition's total, or the raw count with
 // NO_NORMAL_TRES.
-std::vector<double> TresFactors(const JobInputs& job, const PartitionInputs* part,
-                                const Params& params) {
+// Writes into *factors, reusing its storage (the plugin's pass computes
+// thousands of jobs into the same buffers).
+void TresFactors(const JobInputs& job, const PartitionInputs* part, const Params& params,
+                 std::vector<double>* out) {
   const size_t n = params.weight_tres.size();
-  std::vector<double> factors(n, 0.0);
+  out->assign(n, 0.0);
+  std::vector<double>& factors = *out;
   for (size_t i = 0; i < n; ++i) {
     uint64_t value = 0;
     if (!job.tres_alloc.empty() && i < job.tres_alloc.size() &&
@@ -86,7 +89,6 @@ std::vector<double> TresFactors(const JobInputs& job, const PartitionInputs* par
       factors[i] = value / static_cast<double>(part->tres_cnt[i]);
     }
   }
-  return factors;
 }
 
 // Weights TRES factors in place and returns their sum.
@@ -127,11 +129,26 @@ uint32_t PriorityFromSum(double sum, bool* clamped) {
 JobPriority ComputeJobPriority(const JobInputs& job, const Params& params,
                                const ClusterInputs& cluster, int64_t now) {
   JobPriority out;
+  ComputeJobPriorityInto(job, params, cluster, now, &out);
+  return out;
+}
+
+void ComputeJobPriorityInto(const JobInputs& job, const Params& params,
+                            const ClusterInputs& cluster, int64_t now, JobPriority* result) {
+  JobPriority& out = *result;
+  out.tres_sum = 0;
+  out.sum = 0;
+  out.clamped = false;
+  out.had_nan = false;
+  out.partition_priorities.clear();
+  out.factors.age = out.factors.assoc = out.factors.fairshare = 0;
+  out.factors.job_size = out.factors.partition = out.factors.qos = 0;
   if (!job.has_details) {
     out.priority = 0;
     out.factors.tres.clear();
-    out.weighted.tres.clear();
-    return out;
+    out.weighted = out.factors;
+    out.factors.site = out.factors.nice = out.weighted.site = out.weighted.nice = kNiceOffset;
+    return;
   }
   PriorityFactors& f = out.factors;
   f.age = AgeFactor(job, params, now);
@@ -149,7 +166,9 @@ JobPriority ComputeJobPriority(const JobInputs& job, const Params& params,
   }
   f.nice = job.nice;
   if (!params.weight_tres.empty()) {
-    f.tres = TresFactors(job, job.partition ? &*job.partition : nullptr, params);
+    TresFactors(job, job.partition ? &*job.partition : nullptr, params, &f.tres);
+  } else {
+    f.tres.clear();
   }
 
   PriorityFactors& w = out.weighted;
@@ -173,12 +192,13 @@ JobPriority ComputeJobPriority(const JobInputs& job, const Params& params,
 
   // Multi-partition jobs: the same terms with each partition's own partition
   // and TRES factors; INCR_ONLY keeps an entry from going down.
+  static thread_local std::vector<double> part_tres_factors;
   for (size_t p = 0; p < job.partition_list.size(); ++p) {
     const PartitionInputs& part = job.partition_list[p];
     double part_tres = 0.0;
     if (!params.weight_tres.empty()) {
-      std::vector<double> tres = TresFactors(job, &part, params);
-      part_tres = Sane(WeightTres(&tres, params), &had_nan);
+      TresFactors(job, &part, params, &part_tres_factors);
+      part_tres = Sane(WeightTres(&part_tres_factors, params), &had_nan);
     }
     double sum = PartitionFactor(part, params) * static_cast<double>(params.weight_partition);
     sum += (w.age + w.assoc + w.fairshare + w.job_size + w.qos + part_tres + site_term -
@@ -193,7 +213,6 @@ JobPriority ComputeJobPriority(const JobInputs& job, const Params& params,
     out.partition_priorities.push_back(value);
   }
   out.had_nan = had_nan;
-  return out;
 }
 
 }  // namespace fairway

@@ -80,6 +80,11 @@ struct JobPriority {
 JobPriority ComputeJobPriority(const JobInputs& job, const Params& params,
                                const ClusterInputs& cluster, int64_t now);
 
+// The same, into *result, reusing its vectors' storage: for callers that
+// compute many jobs in a row without allocating per job.
+void ComputeJobPriorityInto(const JobInputs& job, const Params& params,
+                            const ClusterInputs& cluster, int64_t now, JobPriority* result);
+
 // The integer priority of a weighted sum: floor 1, truncation toward zero,
 // clamp to 2^32 - 1; NaN gives 1. *clamped is set when the clamp applied.
 uint32_t PriorityFromSum(double sum, bool* clamped);

@@ -21,6 +21,22 @@ user_fairshare() {  # account user -> FairShare column
 }
 job_priority() { squeue -h -j "$1" -o %Q; }
 
+# explain_jobs MODE: `fairway explain job` agrees with the controller for
+# every pending job.
+explain_jobs() {
+  local mode=$1 id bad=0 count=0
+  for id in $(squeue -h -t PD -o %i); do
+    count=$((count + 1))
+    "$FAIRWAY" explain job "$id" > "$dir/explain-job-$id.txt" 2>&1 || {
+      bad=$((bad + 1)); grep MISMATCH "$dir/explain-job-$id.txt" | head -3; }
+  done
+  if [ "$count" -gt 0 ] && [ "$bad" = 0 ]; then
+    pass "$mode: fairway explain job equals the controller's priority for all $count pending jobs"
+  else
+    fail "$mode: fairway explain job disagrees for $bad of $count pending jobs"
+  fi
+}
+
 # ---- ranged -----------------------------------------------------------
 cat > "$dir/ranged.conf" <<CONF
 PriorityParameters=fairshare=ranged
@@ -49,6 +65,7 @@ for pair in b,fwuser1 c,fwuser2 c,fwuser3 e,fwuser4 f,fwuser5; do
   fi
 done
 [ $ok = 1 ] && pass "ranged: fairway explain's recomputation equals the controller for every user"
+explain_jobs ranged
 # a used 0.40 of shares heavily; d (0.60) lightly: every user under d must
 # have a higher FairShare than every user under a.
 min_d=$(for p in e,fwuser4 f,fwuser5; do user_fairshare "${p%,*}" "${p#*,}"; done | sort -g | head -1)
@@ -98,6 +115,7 @@ awk -v b="$fs_burst" 'BEGIN{exit !(b < 1)}' \
 [ "$(job_priority "$steady_job")" -gt "$(job_priority "$burst_job")" ] \
   && pass "planned use: the steady user's job outranks the burst's" \
   || fail "planned use: job priorities steady $(job_priority "$steady_job"), burst $(job_priority "$burst_job")"
+explain_jobs "planned use"
 "$FAIRWAY" explain assoc burst,fwuser6 > "$dir/explain-burst.txt" 2>&1 \
   && pass "planned use: fairway explain agrees with the controller" \
   || { fail "planned use: fairway explain disagrees"; cat "$dir/explain-burst.txt"; }

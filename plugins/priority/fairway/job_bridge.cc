@@ -122,43 +122,71 @@ void GatherJobInputs(job_record_t* job, const PluginConfig& config, JobInputs* i
 namespace {
 
 // Stores weighted factors where sprio reads them; memory from xmalloc, as
-// Slurm frees it.
-void StoreFactors(job_record_t* job, const JobPriority& result) {
+// Slurm frees it. The TRES arrays are reused when their size is unchanged:
+// a pass stores thousands of jobs and should not reallocate them all.
+void StoreFactors(job_record_t* job, const StoredFactors& in, const PluginConfig& config) {
   if (!job->prio_factors) {
     job->prio_factors =
         static_cast<priority_factors_object_t*>(xmalloc(sizeof(priority_factors_object_t)));
-  } else {
-    ClearFactors(job);
   }
   priority_factors_object_t* f = job->prio_factors;
-  const PriorityFactors& w = result.weighted;
-  f->priority_age = w.age;
-  f->priority_assoc = w.assoc;
-  f->priority_fs = w.fairshare;
-  f->priority_js = w.job_size;
-  f->priority_part = w.partition;
-  f->priority_qos = w.qos;
-  f->priority_site = w.site;
-  f->nice = w.nice;
-  if (!w.tres.empty()) {
-    const size_t n = w.tres.size();
-    f->priority_tres = static_cast<double*>(xcalloc(n, sizeof(double)));
-    f->tres_weights = static_cast<double*>(xcalloc(n, sizeof(double)));
-    f->tres_cnt = static_cast<uint32_t>(n);
-    for (size_t i = 0; i < n; ++i) f->priority_tres[i] = w.tres[i];
+  double* tres = f->priority_tres;
+  double* weights = f->tres_weights;
+  const uint32_t old_cnt = f->tres_cnt;
+  if (tres && (old_cnt != in.tres_cnt || !in.tres_cnt)) {
+    xfree(tres);
+    xfree(weights);
+    tres = weights = nullptr;
+  }
+  std::memset(f, 0, sizeof(priority_factors_object_t));
+  f->priority_age = in.age;
+  f->priority_assoc = in.assoc;
+  f->priority_fs = in.fairshare;
+  f->priority_js = in.job_size;
+  f->priority_part = in.partition;
+  f->priority_qos = in.qos;
+  f->priority_site = in.site;
+  f->nice = in.nice;
+  if (in.tres_cnt) {
+    if (!tres) {
+      tres = static_cast<double*>(xcalloc(in.tres_cnt, sizeof(double)));
+      weights = static_cast<double*>(xcalloc(in.tres_cnt, sizeof(double)));
+    }
+    std::memcpy(tres, in.tres, in.tres_cnt * sizeof(double));
+    for (uint32_t i = 0; i < in.tres_cnt; ++i) {
+      weights[i] = i < config.params.weight_tres.size() ? config.params.weight_tres[i] : 0.0;
+    }
+    f->priority_tres = tres;
+    f->tres_weights = weights;
+    f->tres_cnt = in.tres_cnt;
   }
 }
 
 }  // namespace
 
-void StoreJobPriority(job_record_t* job, const JobPriority& result, const PluginConfig& config) {
-  StoreFactors(job, result);
-  if (!config.params.weight_tres.empty() && job->prio_factors->tres_weights) {
-    for (size_t i = 0; i < config.params.weight_tres.size(); ++i) {
-      job->prio_factors->tres_weights[i] = config.params.weight_tres[i];
-    }
-  }
-  if (job->part_ptr_list && !result.partition_priorities.empty()) {
+StoredFactors StoredFactorsOf(const JobPriority& result) {
+  const PriorityFactors& w = result.weighted;
+  StoredFactors out;
+  out.age = w.age;
+  out.assoc = w.assoc;
+  out.fairshare = w.fairshare;
+  out.job_size = w.job_size;
+  out.partition = w.partition;
+  out.qos = w.qos;
+  out.site = w.site;
+  out.nice = w.nice;
+  out.tres = w.tres.data();
+  out.tres_cnt = static_cast<uint32_t>(w.tres.size());
+  out.partition_priorities = result.partition_priorities.data();
+  out.partition_count = static_cast<uint32_t>(result.partition_priorities.size());
+  out.priority = result.priority;
+  out.clamped = result.clamped;
+  return out;
+}
+
+void StoreJobFactors(job_record_t* job, const StoredFactors& stored, const PluginConfig& config) {
+  StoreFactors(job, stored, config);
+  if (job->part_ptr_list && stored.partition_count) {
     // Slurm's scheduler indexes priority_array by the position in
     // part_ptr_list, which we sort by tier as multifactor does; the result
     // was computed in the same (stable) order.
@@ -167,20 +195,24 @@ void StoreJobPriority(job_record_t* job, const JobPriority& result, const Plugin
       job->priority_array = static_cast<uint32_t*>(xcalloc(count + 1, sizeof(uint32_t)));
     }
     list_sort(job->part_ptr_list, priority_sort_part_tier);
-    const size_t n = std::min(result.partition_priorities.size(), static_cast<size_t>(count));
-    for (size_t i = 0; i < n; ++i) job->priority_array[i] = result.partition_priorities[i];
+    const uint32_t n = std::min(stored.partition_count, static_cast<uint32_t>(count));
+    for (uint32_t i = 0; i < n; ++i) job->priority_array[i] = stored.partition_priorities[i];
   }
-  if (result.clamped) {
+  if (stored.clamped) {
     LogError("job %u priority exceeds 32 bits; reduced to 4294967295 (2^32 - 1)", job->job_id);
   }
   if (PrioDebugEnabled()) {
-    const PriorityFactors& w = result.weighted;
     LogPrio("job %u priority %u = age %.2f + assoc %.2f + fairshare %.2f + jobsize %.2f + "
-            "partition %.2f + qos %.2f + tres %.2f + site %lld - nice %lld",
-            job->job_id, result.priority, w.age, w.assoc, w.fairshare, w.job_size, w.partition,
-            w.qos, result.tres_sum, static_cast<long long>(w.site) - NICE_OFFSET,
-            static_cast<long long>(w.nice) - NICE_OFFSET);
+            "partition %.2f + qos %.2f + tres + site %lld - nice %lld",
+            job->job_id, stored.priority, stored.age, stored.assoc, stored.fairshare,
+            stored.job_size, stored.partition, stored.qos,
+            static_cast<long long>(stored.site) - NICE_OFFSET,
+            static_cast<long long>(stored.nice) - NICE_OFFSET);
   }
+}
+
+void StoreJobPriority(job_record_t* job, const JobPriority& result, const PluginConfig& config) {
+  StoreJobFactors(job, StoredFactorsOf(result), config);
 }
 
 void ClearJobFactors(job_record_t* job) { ClearFactors(job); }

@@ -23,6 +23,24 @@ uint32_t ComputeAndStoreJobPriority(job_record_t* job, time_t now, const PluginC
 // read locks. Fills *inputs, reusing its storage. The job must have details.
 void GatherJobInputs(job_record_t* job, const PluginConfig& config, JobInputs* inputs);
 
+// What is stored for one job: the weighted factors sprio shows, and the
+// per-partition priorities of a multi-partition job. Pointers are borrowed.
+struct StoredFactors {
+  double age = 0, assoc = 0, fairshare = 0, job_size = 0, partition = 0, qos = 0;
+  uint32_t site = 0, nice = 0;
+  const double* tres = nullptr;  // weighted, tres_cnt entries
+  uint32_t tres_cnt = 0;
+  const uint32_t* partition_priorities = nullptr;
+  uint32_t partition_count = 0;
+  uint32_t priority = 0;
+  bool clamped = false;
+};
+StoredFactors StoredFactorsOf(const JobPriority& result);
+
+// Requires: the job WRITE lock. Stores factors (reusing the job's arrays)
+// and priority_array. Does not set job->priority.
+void StoreJobFactors(job_record_t* job, const StoredFactors& stored, const PluginConfig& config);
+
 // Requires: the job WRITE lock. Stores a computed result: prio_factors,
 // and priority_array (after sorting part_ptr_list by tier, the order the
 // result was computed in). Does not set job->priority.

@@ -13,68 +13,85 @@ namespace fairway::plugin {
 
 namespace {
 
-// What must not have changed between gathering and storing for a computed
-// priority to still be right. Anything else a job update changes goes
-// through priority_p_set, which recomputes under the caller's lock.
-struct JobFingerprint {
-  job_record_t* job = nullptr;
-  uint32_t job_state = 0;
-  uint32_t priority = 0;
-  bool direct_set_prio = false;
-  uint32_t nice = 0;
-  uint32_t site_factor = 0;
-  uint32_t time_limit = 0;
-  uint32_t total_cpus = 0;
-  uint32_t min_nodes = 0;
-  time_t accrue_time = 0;
-  const void* part_ptr = nullptr;
-  const void* part_ptr_list = nullptr;
-  const void* qos_ptr = nullptr;
-  const void* assoc_ptr = nullptr;
-
-  bool operator==(const JobFingerprint& o) const {
-    return job == o.job && job_state == o.job_state && priority == o.priority &&
-           direct_set_prio == o.direct_set_prio && nice == o.nice &&
-           site_factor == o.site_factor && time_limit == o.time_limit &&
-           total_cpus == o.total_cpus && min_nodes == o.min_nodes &&
-           accrue_time == o.accrue_time && part_ptr == o.part_ptr &&
-           part_ptr_list == o.part_ptr_list && qos_ptr == o.qos_ptr && assoc_ptr == o.assoc_ptr;
+// A hash of what must not have changed between computing and storing for a
+// computed priority to still be right (a changed job is recomputed under the
+// write lock). Anything else a job update changes goes through
+// priority_p_set, which recomputes under the caller's lock.
+uint64_t FingerprintOf(const job_record_t* job) {
+  const job_details* d = job->details;
+  const uint64_t fields[] = {
+      job->job_state,
+      job->priority,
+      job->direct_set_prio,
+      d ? d->nice : 0u,
+      job->site_factor,
+      job->time_limit,
+      job->total_cpus,
+      d ? d->min_nodes : 0u,
+      static_cast<uint64_t>(d ? d->accrue_time : 0),
+      reinterpret_cast<uintptr_t>(job->part_ptr),
+      reinterpret_cast<uintptr_t>(job->part_ptr_list),
+      reinterpret_cast<uintptr_t>(job->qos_ptr),
+      reinterpret_cast<uintptr_t>(job->assoc_ptr),
+  };
+  uint64_t hash = 1469598103934665603ull;  // FNV-1a over the fields
+  for (uint64_t v : fields) {
+    for (int b = 0; b < 8; ++b) {
+      hash ^= (v >> (8 * b)) & 0xff;
+      hash *= 1099511628211ull;
+    }
   }
-};
-
-JobFingerprint FingerprintOf(job_record_t* job) {
-  JobFingerprint f;
-  f.job = job;
-  f.job_state = job->job_state;
-  f.priority = job->priority;
-  f.direct_set_prio = job->direct_set_prio;
-  f.nice = job->details ? job->details->nice : 0;
-  f.site_factor = job->site_factor;
-  f.time_limit = job->time_limit;
-  f.total_cpus = job->total_cpus;
-  f.min_nodes = job->details ? job->details->min_nodes : 0;
-  f.accrue_time = job->details ? job->details->accrue_time : 0;
-  f.part_ptr = job->part_ptr;
-  f.part_ptr_list = job->part_ptr_list;
-  f.qos_ptr = job->qos_ptr;
-  f.assoc_ptr = job->assoc_ptr;
-  return f;
+  return hash;
 }
 
-struct PassEntry {
+// One job's computed result, kept compact: a pass holds one per pending job
+// (tens of thousands), so TRES values and partition priorities live in
+// shared arenas rather than per-job vectors.
+struct PassRecord {
+  job_record_t* job = nullptr;
+  uint64_t fingerprint = 0;
   uint32_t job_id = 0;
-  bool operator_set = false;  // direct_set_prio: factors zeroed, priority kept
-  JobFingerprint fingerprint;
-  JobInputs inputs;
-  JobPriority result;
+  uint32_t priority = 0;
+  uint32_t site = 0, nice = 0;
+  double age = 0, assoc = 0, fairshare = 0, job_size = 0, partition = 0, qos = 0;
+  uint32_t tres_offset = 0, part_offset = 0;
+  uint16_t part_count = 0;
+  bool operator_set = false;  // direct_set_prio or no details: recompute under the lock
+  bool clamped = false;
 };
 
 // Reused between passes so that a pass allocates (almost) nothing.
-std::vector<PassEntry>* g_entries = nullptr;
+struct PassBuffers {
+  std::vector<PassRecord> records;
+  std::vector<double> tres;        // weighted TRES values, tres_cnt per record
+  std::vector<uint32_t> partition_priorities;
+  JobInputs inputs;                // scratch for one job
+  JobPriority result;              // scratch for one job
+};
+PassBuffers* g_buffers = nullptr;  // raw: no static destructor at exit
 
 bool Eligible(const job_record_t* job, bool running_too) {
   if (job->priority == 0 || IS_JOB_POWER_UP_NODE(job)) return false;
   return IS_JOB_PENDING(job) || running_too;
+}
+
+StoredFactors StoredOf(const PassRecord& r, const PassBuffers& b, uint32_t tres_cnt) {
+  StoredFactors s;
+  s.age = r.age;
+  s.assoc = r.assoc;
+  s.fairshare = r.fairshare;
+  s.job_size = r.job_size;
+  s.partition = r.partition;
+  s.qos = r.qos;
+  s.site = r.site;
+  s.nice = r.nice;
+  s.tres = tres_cnt ? &b.tres[r.tres_offset] : nullptr;
+  s.tres_cnt = tres_cnt;
+  s.partition_priorities = r.part_count ? &b.partition_priorities[r.part_offset] : nullptr;
+  s.partition_count = r.part_count;
+  s.priority = r.priority;
+  s.clamped = r.clamped;
+  return s;
 }
 
 }  // namespace
@@ -84,11 +101,16 @@ void RunPriorityPass(time_t now) {
   auto config = CurrentConfig();
   const bool incr_only = config->params.flags & kFlagIncrOnly;
   const bool running_too = config->params.flags & kFlagCalculateRunning;
-  if (!g_entries) g_entries = new std::vector<PassEntry>();
-  std::vector<PassEntry>& entries = *g_entries;
-  size_t count = 0;
+  const uint32_t tres_cnt = static_cast<uint32_t>(config->params.weight_tres.size());
+  if (!g_buffers) g_buffers = new PassBuffers();
+  PassBuffers& b = *g_buffers;
+  b.records.clear();
+  b.tres.clear();
+  b.partition_priorities.clear();
+  const ClusterInputs cluster{cluster_cpus, static_cast<uint32_t>(node_record_count)};
 
-  // 1. Gather under read locks.
+  // 1. Gather and compute under read locks: queries keep running; only
+  //    writers wait.
   slurmctld_lock_t read_lock = {NO_LOCK, READ_LOCK, NO_LOCK, READ_LOCK, NO_LOCK};
   assoc_mgr_lock_t assoc_read = {};
   assoc_read.assoc = READ_LOCK;
@@ -98,42 +120,55 @@ void RunPriorityPass(time_t now) {
   ListIterator it = list_iterator_create(job_list);
   while (auto* job = static_cast<job_record_t*>(list_next(it))) {
     if (!Eligible(job, running_too)) continue;
-    if (count == entries.size()) entries.emplace_back();
-    PassEntry& e = entries[count++];
-    e.job_id = job->job_id;
-    e.fingerprint = FingerprintOf(job);
-    e.operator_set = (job->direct_set_prio && job->priority > 0) || !job->details;
-    if (!e.operator_set) GatherJobInputs(job, *config, &e.inputs);
+    PassRecord r;
+    r.job = job;
+    r.job_id = job->job_id;
+    r.fingerprint = FingerprintOf(job);
+    r.operator_set = (job->direct_set_prio && job->priority > 0) || !job->details;
+    if (!r.operator_set) {
+      GatherJobInputs(job, *config, &b.inputs);
+      ComputeJobPriorityInto(b.inputs, config->params, cluster, now, &b.result);
+      const PriorityFactors& w = b.result.weighted;
+      r.priority = b.result.priority;
+      r.clamped = b.result.clamped;
+      r.site = w.site;
+      r.nice = w.nice;
+      r.age = w.age;
+      r.assoc = w.assoc;
+      r.fairshare = w.fairshare;
+      r.job_size = w.job_size;
+      r.partition = w.partition;
+      r.qos = w.qos;
+      r.tres_offset = static_cast<uint32_t>(b.tres.size());
+      b.tres.insert(b.tres.end(), w.tres.begin(), w.tres.end());
+      b.tres.resize(r.tres_offset + tres_cnt, 0.0);
+      r.part_offset = static_cast<uint32_t>(b.partition_priorities.size());
+      r.part_count = static_cast<uint16_t>(b.result.partition_priorities.size());
+      b.partition_priorities.insert(b.partition_priorities.end(),
+                                    b.result.partition_priorities.begin(),
+                                    b.result.partition_priorities.end());
+    }
+    b.records.push_back(r);
   }
   list_iterator_destroy(it);
   assoc_mgr_unlock(&assoc_read);
   unlock_slurmctld(read_lock);
 
-  // 2. Compute with no lock held.
-  const ClusterInputs cluster{cluster_cpus, static_cast<uint32_t>(node_record_count)};
-  for (size_t i = 0; i < count; ++i) {
-    PassEntry& e = entries[i];
-    if (!e.operator_set) e.result = ComputeJobPriority(e.inputs, config->params, cluster, now);
-  }
-
-  // 3. Store under the write lock; recompute any job that changed meanwhile.
+  // 2. Store under the write lock; recompute any job that changed meanwhile.
   size_t recomputed = 0;
   const time_t stored_at = time(nullptr);
   slurmctld_lock_t write_lock = {NO_LOCK, WRITE_LOCK, NO_LOCK, READ_LOCK, NO_LOCK};
   lock_slurmctld(write_lock);
-  for (size_t i = 0; i < count; ++i) {
-    PassEntry& e = entries[i];
-    job_record_t* job = find_job_record(e.job_id);
-    if (!job || !Eligible(job, running_too)) continue;
+  for (const PassRecord& r : b.records) {
+    job_record_t* job = find_job_record(r.job_id);
+    if (job != r.job || !Eligible(job, running_too)) continue;
     uint32_t priority;
-    if (!(FingerprintOf(job) == e.fingerprint)) {
-      priority = ComputeAndStoreJobPriority(job, now, *config);
-      ++recomputed;
-    } else if (e.operator_set) {
-      priority = ComputeAndStoreJobPriority(job, now, *config);  // zeroes factors
+    if (r.operator_set || FingerprintOf(job) != r.fingerprint) {
+      priority = ComputeAndStoreJobPriority(job, now, *config);  // also zeroes operator-set factors
+      recomputed += !r.operator_set;
     } else {
-      StoreJobPriority(job, e.result, *config);
-      priority = e.result.priority;
+      StoreJobFactors(job, StoredOf(r, b, tres_cnt), *config);
+      priority = r.priority;
     }
     if (!incr_only || job->priority < priority) {
       job->priority = priority;
@@ -141,12 +176,15 @@ void RunPriorityPass(time_t now) {
     }
   }
   unlock_slurmctld(write_lock);
-  if (recomputed) LogPrio("%zu of %zu jobs changed during the pass and were recomputed", recomputed, count);
+  if (recomputed) {
+    LogPrio("%zu of %zu jobs changed during the pass and were recomputed", recomputed,
+            b.records.size());
+  }
 }
 
 void ReleasePriorityPassBuffers() {
-  delete g_entries;
-  g_entries = nullptr;
+  delete g_buffers;
+  g_buffers = nullptr;
 }
 
 }  // namespace fairway::plugin
