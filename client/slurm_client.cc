@@ -104,6 +104,7 @@ bool LoadControllerState(ControllerState* state, std::string* error) {
   }
   state->priority_type = Str(conf->priority_type);
   state->state_save_location = Str(conf->state_save_location);
+  state->cluster_name = Str(conf->cluster_name);
   state->private_usage = conf->private_data & PRIVATE_DATA_USAGE;
   std::string weight_tres = Str(conf->priority_weight_tres);
   slurm_free_ctl_conf(conf);
@@ -204,11 +205,15 @@ bool LoadControllerState(ControllerState* state, std::string* error) {
     return false;
   }
   state->cluster_cpus = 0;
+  state->usable_cpus = 0;
   state->node_count = 0;
   for (uint32_t i = 0; i < nodes->record_count; ++i) {
     if (!nodes->node_array[i].name) continue;
     state->node_count++;
     state->cluster_cpus += nodes->node_array[i].cpus;
+    if ((nodes->node_array[i].node_state & NODE_STATE_BASE) != NODE_STATE_FUTURE) {
+      state->usable_cpus += nodes->node_array[i].cpus;
+    }
   }
   slurm_free_node_info_msg(nodes);
   return true;

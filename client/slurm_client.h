@@ -52,6 +52,8 @@ struct ControllerState {
   std::vector<ControllerQos> qos;
   std::vector<ControllerPartition> partitions;
   uint32_t cluster_cpus = 0;  // all nodes, FUTURE ones included
+  uint32_t usable_cpus = 0;   // nodes not in State=FUTURE (`fairway usage export`)
+  std::string cluster_name;   // ClusterName (`fairway usage`)
   uint32_t node_count = 0;
   Diagnostics config_diagnostics;  // from PriorityParameters
 };

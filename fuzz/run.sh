@@ -10,8 +10,9 @@
 #   FUZZ_SECONDS  seconds per target (default 30)
 #   FUZZ_BUILD    build directory (default ./build-fuzz)
 #   FUZZ_JOBS     parallel compile jobs (default 2)
-#   FUZZ_MERGE=1  after the run, minimise the seed corpus plus what the run
-#                 found back into fuzz/corpus/<target>/ (libFuzzer -merge=1)
+#   FUZZ_MERGE=1  after a clean run, add the inputs that add coverage
+#                 (libFuzzer -merge=1; at most FUZZ_MERGE_MAX, default 10,
+#                 the smallest) to fuzz/corpus/<target>/
 #   FUZZ_SKIP_KNOWN_BUGS=1  build with -DFAIRWAY_FUZZ_SKIP_KNOWN_BUGS: the
 #                 targets then skip inputs of bug classes already reported,
 #                 to look for other bugs (default: strict, they fail on them)
@@ -105,17 +106,19 @@ for t in $targets; do
     grep -E 'ERROR|runtime error|invariant violated|Test unit written|SUMMARY' "$log" | head -8
   fi
   if [ "${FUZZ_MERGE:-0}" = 1 ] && [ "$rc" = 0 ]; then
+    # Minimise: libFuzzer adds to a copy of the seeds only the inputs of
+    # this run that add coverage; the smallest FUZZ_MERGE_MAX of those (default
+    # 10) join the seed corpus, so that it stays small and readable.
     merged="$build/merged-$t"
-    rm -rf "$merged" && mkdir -p "$merged"
-    if "$bin" -merge=1 -max_len=8192 "$merged" "$seeds" "$work" >"$build/$t.merge.log" 2>&1; then
-      # Keep the named seeds that still add coverage; add the new finds.
-      for f in "$merged"/*; do
-        [ -e "$f" ] || continue
-        found=0
-        for s in "$seeds"/*; do cmp -s "$f" "$s" && { found=1; break; }; done
-        [ "$found" = 1 ] || cp "$f" "$seeds/"
+    rm -rf "$merged" && mkdir -p "$merged" && cp "$seeds"/* "$merged"/ 2>/dev/null
+    if "$bin" -merge=1 -max_len=8192 "$merged" "$work" >"$build/$t.merge.log" 2>&1; then
+      added=0
+      for f in $(ls -S -r "$merged"); do
+        [ -e "$seeds/$f" ] && continue
+        [ "$added" -ge "${FUZZ_MERGE_MAX:-10}" ] && break
+        cp "$merged/$f" "$seeds/" && added=$((added + 1))
       done
-      echo "==== $t: merged; seed corpus now $(ls "$seeds" | wc -l) files"
+      echo "==== $t: merged $added new inputs; seed corpus now $(ls "$seeds" | wc -l) files"
     fi
   fi
 done

@@ -9,6 +9,7 @@
 #include "explain.h"
 #include "fairshare_table.h"
 #include "simulate.h"
+#include "usage.h"
 
 namespace {
 
@@ -28,6 +29,8 @@ int main(int argc, char** argv) {
   fairway::RegisterSimulateCommand(app);
   // `fairway explain` (src/cmd/explain.cc).
   fairway::RegisterExplainCommand(app);
+  // `fairway usage audit|export` (src/cmd/usage.cc).
+  fairway::RegisterUsageCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::RuntimeError& e) {

@@ -138,11 +138,13 @@ int RunSimulate(const SimulateArgs& args) {
     bool known = false;
     for (const std::string& k : sim::PolicyNames()) known = known || k == p;
     if (!known) {
-      std::fprintf(stderr, "fairway simulate: unknown policy '%s' (linear_decay, exp_decay, fair_tree, classic, ranged, planned_use, all)\n", p.c_str());
+      std::fprintf(stderr, "fairway simulate: unknown policy '%s' (linear_decay, exp_decay, fair_tree, classic, ranged, planned_use, fifo, all)\n", p.c_str());
       return 2;
     }
   }
-  fs::path out = args.out.empty() ? fs::path("fairway-simulate-" + scenario.name) : fs::path(args.out);
+  fs::path out = !args.out.empty() ? fs::path(args.out)
+                : args.scenario == "-" ? fs::path("fairway-simulate-stdin")
+                                       : fs::path("fairway-simulate-" + scenario.name);
   std::error_code ec;
   fs::create_directories(out, ec);
   if (ec) {
@@ -177,7 +179,8 @@ int RunSimulate(const SimulateArgs& args) {
     }
     fs::path dir = out / name;
     fs::create_directories(dir, ec);
-    std::ostringstream daily, cumulative, summary, table;
+    std::ostringstream daily, cumulative, summary, table, jobs_csv;
+    sim::WriteJobsCsv(result, jobs_csv);
     sim::WriteDailyUsageCsv(result, daily);
     sim::WriteCumulativeCsv(result, cumulative);
     sim::WriteSummaryCsvHeader(summary);
@@ -189,6 +192,7 @@ int RunSimulate(const SimulateArgs& args) {
     all["policies"].push_back(j);
     if (ec || !WriteFile(dir / "daily_usage.csv", daily.str(), &error) ||
         !WriteFile(dir / "cumulative.csv", cumulative.str(), &error) ||
+        !WriteFile(dir / "jobs.csv", jobs_csv.str(), &error) ||
         !WriteFile(dir / "summary.csv", summary.str(), &error) ||
         !WriteFile(dir / "summary.json", j.dump(2) + "\n", &error) ||
         !WriteFile(dir / "plots.dat", table.str(), &error) ||
@@ -263,11 +267,11 @@ void RegisterSimulateCommand(CLI::App& app) {
       "simulate",
       "Run a scheduling scenario under fairshare policies and report per-user usage, "
       "waiting and plots (see doc/simulate.md)");
-  sub->add_option("SCENARIO", args->scenario, "scenario file")->required();
+  sub->add_option("SCENARIO", args->scenario, "scenario file ('-': standard input)")->required();
   sub->add_option("--policy", args->policies,
                   "policy to run (repeatable): linear_decay, exp_decay, fair_tree, classic, ranged, "
-                  "planned_use, all; default: the scenario's 'policies' line");
-  sub->add_option("--out", args->out, "output directory (default fairway-simulate-NAME)");
+                  "planned_use, fifo, all; default: the scenario's 'policies' line");
+  sub->add_option("--out", args->out, "output directory (default fairway-simulate-NAME; fairway-simulate-stdin for '-')");
   sub->add_option("--format", args->format, "plot format")->check(CLI::IsMember({"png", "svg"}));
   sub->add_flag("--no-plots", args->no_plots, "do not run gnuplot");
   sub->add_flag("-P,--parsable", args->parsable, "'|'-separated summary");

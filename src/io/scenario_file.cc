@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <iostream>
 #include <set>
 #include <sstream>
 
@@ -130,7 +131,8 @@ class Parser {
       for (size_t i = 1; i < w.size(); ++i) {
         bool known = false;
         for (const std::string& p : KnownPolicies()) known = known || p == w[i];
-        if (!known) return Fail("policies: unknown policy '" + w[i] + "' (linear_decay, exp_decay, fair_tree, classic, ranged, planned_use)");
+        known = known || w[i] == "fifo";  // not in the default set
+        if (!known) return Fail("policies: unknown policy '" + w[i] + "' (linear_decay, exp_decay, fair_tree, classic, ranged, planned_use, fifo)");
         s_->policies.push_back(w[i]);
       }
     } else if (key == "account") {
@@ -142,6 +144,8 @@ class Parser {
     } else if (key == "trace") {
       if (!need(1)) return false;
       return Trace(w[1]);
+    } else if (key == "job") {
+      return Job(w);
     } else {
       return Fail("unknown keyword '" + w[0] + "'");
     }
@@ -248,6 +252,33 @@ class Parser {
     return true;
   }
 
+  // "job SUBMIT USER NODES DURATION [start S] [id N]": whole seconds.
+  bool Job(const std::vector<std::string>& w) {
+    if (w.size() < 5) return Fail("job: expected 'job SUBMIT_SECONDS USER NODES DURATION_SECONDS [start S] [id N]'");
+    sim::TraceJob j;
+    int64_t v = 0;
+    if (!Count("job submit", w[1], 0, kMaxDays * 86400, &j.submit_s)) return false;
+    j.user = w[2];
+    if (!users_.count(j.user)) return Fail("job: user '" + j.user + "' is not defined above");
+    if (!Count("job nodes", w[3], 1, 10000000, &v)) return false;
+    j.nodes = static_cast<uint32_t>(v);
+    if (!Count("job duration", w[4], 1, kMaxDays * 86400, &j.duration_s)) return false;
+    for (size_t i = 5; i < w.size(); i += 2) {
+      if (i + 1 >= w.size()) return Fail("job: '" + w[i] + "' needs a value");
+      const std::string k = ToLower(w[i]);
+      if (k == "start") {
+        if (!Count("job start", w[i + 1], 0, kMaxDays * 86400, &j.recorded_start_s)) return false;
+      } else if (k == "id") {
+        if (!Count("job id", w[i + 1], 0, 0x7fffffffffffLL, &j.id)) return false;
+      } else {
+        return Fail("job: unknown field '" + w[i] + "' (start, id)");
+      }
+    }
+    s_->trace.push_back(j);
+    if (s_->trace.size() > kMaxJobs) return Fail("job: more than 20 million jobs");
+    return true;
+  }
+
   bool Trace(const std::string& file) {
     std::string path = file;
     if (!path.empty() && path[0] != '/' && !base_dir_.empty()) path = base_dir_ + "/" + path;
@@ -302,7 +333,7 @@ class Parser {
     if (s_->nodes == 0) return fail0("missing 'nodes'");
     if (s_->days == 0) return fail0("missing 'days'");
     if (s_->users.empty()) return fail0("no 'user' lines");
-    if (s_->patterns.empty() && s_->trace.empty()) return fail0("no 'submit' or 'trace' lines: no jobs");
+    if (s_->patterns.empty() && s_->trace.empty()) return fail0("no 'submit' or 'trace' lines: no jobs (or 'job' lines)");
     if (s_->job_nodes > s_->nodes) return fail0("job_nodes exceeds nodes: such jobs never start");
     for (const sim::SubmitPattern& p : s_->patterns) {
       if (p.nodes > s_->nodes) {
@@ -420,6 +451,7 @@ bool ReadScenario(std::istream& in, const std::string& source, const std::string
 }
 
 bool ReadScenarioFile(const std::string& path, sim::Scenario* scenario, std::string* error) {
+  if (path == "-") return ReadScenario(std::cin, "<stdin>", "", scenario, error);
   std::ifstream in(path);
   if (!in) {
     *error = path + ": cannot open for reading";

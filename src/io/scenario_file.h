@@ -17,6 +17,8 @@ namespace fairway {
 // base_dir resolves relative trace paths ("" = current directory).
 bool ReadScenario(std::istream& in, const std::string& source, const std::string& base_dir,
                   sim::Scenario* scenario, std::string* error);
+// path "-" reads standard input (source "<stdin>", traces relative to the
+// current directory).
 bool ReadScenarioFile(const std::string& path, sim::Scenario* scenario, std::string* error);
 
 // A duration with a unit: "40m", "12h", "1d", "3200s", "90min"; "0" alone.

@@ -71,7 +71,22 @@ class ExpDecayPolicy : public Policy {
   std::vector<double> open_;     // c: node-days charged in the open interval
 };
 
+class FifoPolicy : public Policy {
+ public:
+  explicit FifoPolicy(size_t users) : users_(users) {}
+  void AdvanceTo(int64_t) override {}
+  void ChargeStart(int, uint32_t, int64_t) override {}
+  void Priorities(std::vector<double>* priority) override { priority->assign(users_, 0.0); }
+
+ private:
+  size_t users_;
+};
+
 }  // namespace
+
+std::unique_ptr<Policy> MakeFifoPolicy(const Scenario& scenario) {
+  return std::make_unique<FifoPolicy>(scenario.users.size());
+}
 
 std::unique_ptr<Policy> MakeLinearDecayPolicy(const Scenario& scenario) {
   return std::make_unique<LinearDecayPolicy>(scenario);

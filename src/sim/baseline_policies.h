@@ -7,6 +7,9 @@
 //  exp_decay:    u = (1/W) * sum_m D^m s(n-m), s(k) the node-days charged in
 //                interval k (Δt = Scenario::interval_s), n the open interval;
 //                priority -u.
+//  fifo:         every user priority 0 at all times: the simulator's tie
+//                rule (earliest submission, then job order) alone decides,
+//                i.e. first in, first out without backfill.
 #ifndef FAIRWAY_SIM_BASELINE_POLICIES_H_
 #define FAIRWAY_SIM_BASELINE_POLICIES_H_
 
@@ -18,6 +21,7 @@ namespace fairway::sim {
 
 std::unique_ptr<Policy> MakeLinearDecayPolicy(const Scenario& scenario);
 std::unique_ptr<Policy> MakeExpDecayPolicy(const Scenario& scenario);
+std::unique_ptr<Policy> MakeFifoPolicy(const Scenario& scenario);
 
 }  // namespace fairway::sim
 

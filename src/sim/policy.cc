@@ -8,7 +8,8 @@ namespace fairway::sim {
 
 const std::vector<std::string>& PolicyNames() {
   static const std::vector<std::string> names = {"linear_decay", "exp_decay", "fair_tree",
-                                                  "classic",      "ranged",    "planned_use"};
+                                                  "classic",      "ranged",    "planned_use",
+                                                  "fifo"};
   return names;
 }
 
@@ -20,7 +21,8 @@ std::unique_ptr<Policy> MakePolicy(const std::string& name, const Scenario& scen
   if (name == "classic") return MakeFairwayPolicy(FairshareMode::kClassic, scenario, error);
   if (name == "ranged") return MakeFairwayPolicy(FairshareMode::kRanged, scenario, error);
   if (name == "planned_use") return MakeFairwayPolicy(FairshareMode::kPlannedUse, scenario, error);
-  *error = "unknown policy '" + name + "' (linear_decay, exp_decay, fair_tree, classic, ranged, planned_use)";
+  if (name == "fifo") return MakeFifoPolicy(scenario);
+  *error = "unknown policy '" + name + "' (linear_decay, exp_decay, fair_tree, classic, ranged, planned_use, fifo)";
   return nullptr;
 }
 

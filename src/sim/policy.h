@@ -28,7 +28,9 @@ class Policy {
 };
 
 // The policy names the simulator knows, in their canonical order:
-// linear_decay, exp_decay, fair_tree, classic, ranged, planned_use.
+// linear_decay, exp_decay, fair_tree, classic, ranged, planned_use, fifo
+// (every job the same priority: the simulator's tie rule, earliest
+// submission first, decides alone).
 const std::vector<std::string>& PolicyNames();
 
 // nullptr with *error for an unknown name or an unusable scenario.

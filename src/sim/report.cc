@@ -45,6 +45,20 @@ void WriteCumulativeCsv(const SimResult& result, std::ostream& out) {
   }
 }
 
+void WriteJobsCsv(const SimResult& result, std::ostream& out) {
+  out << "job,user,submit,start,end,recorded_start\n";
+  for (size_t i = 0; i < result.job_records.size(); ++i) {
+    const SimJob& j = result.job_records[i];
+    out << (j.id >= 0 ? j.id : static_cast<int64_t>(i + 1)) << ','
+        << result.users[j.user].name << ',' << j.submit_s << ',';
+    if (j.start_s >= 0) out << j.start_s << ',' << j.start_s + j.duration_s;
+    else out << ',';
+    out << ',';
+    if (j.recorded_start_s >= 0) out << j.recorded_start_s;
+    out << '\n';
+  }
+}
+
 void WriteSummaryCsvHeader(std::ostream& out) {
   out << "policy,user,rate_nodes,submitted,started,pending_at_end,starved_days,"
          "usage_over_allocation,mean_wait_hours,max_wait_hours\n";

@@ -26,6 +26,12 @@ nlohmann::json SummaryJson(const SimResult& result);
 // "day u1_daily u2_daily ... u1_ratio u2_ratio ..." for plots.
 void WritePlotTable(const SimResult& result, std::ostream& out);
 
+// job,user,submit,start,end,recorded_start (seconds from the start of the
+// simulation; start/end empty for a job that never started, recorded_start
+// empty unless the scenario gave one), in submission order. job = the
+// scenario's job id ("id N") or the 1-based position in submission order.
+void WriteJobsCsv(const SimResult& result, std::ostream& out);
+
 // Final cumulative usage / (rate x days).
 double UsageOverAllocation(const SimResult& result, size_t user);
 

@@ -43,12 +43,15 @@ struct SubmitPattern {
   int line = 0;
 };
 
-// One job of an explicit trace (CSV: submit,user,nodes,duration).
+// One job of an explicit trace (CSV: submit,user,nodes,duration), or of a
+// "job SUBMIT USER NODES DURATION [start S] [id N]" line.
 struct TraceJob {
   int64_t submit_s = 0;
   std::string user;
   uint32_t nodes = 1;
   int64_t duration_s = 0;
+  int64_t recorded_start_s = -1;  // "start S": when it really started (-1 = unknown)
+  int64_t id = -1;                // "id N": the job's id for jobs.csv (-1 = none)
 };
 
 struct Scenario {

@@ -62,6 +62,8 @@ std::vector<SimJob> GenerateJobs(const Scenario& s) {
     job.user = user_index.at(t.user);
     job.nodes = t.nodes;
     job.duration_s = t.duration_s;
+    job.id = t.id;
+    job.recorded_start_s = t.recorded_start_s;
     jobs.push_back(job);
   }
   std::stable_sort(jobs.begin(), jobs.end(),
@@ -190,6 +192,7 @@ bool RunSimulation(const Scenario& s, const std::string& policy_name,
     if (pending_since[u] >= 0) mark_waited(u, pending_since[u], end);
   }
   if (progress) progress(1.0);
+  result->job_records = std::move(jobs);
   return true;
 }
 

@@ -23,6 +23,8 @@ struct SimJob {
   uint32_t nodes = 1;
   int64_t duration_s = 0;
   int64_t start_s = -1;  // -1 = never started
+  int64_t id = -1;       // TraceJob::id; -1 for pattern jobs
+  int64_t recorded_start_s = -1;
 };
 
 // The scenario's jobs, sorted by submission time (ties: patterns and trace
@@ -49,6 +51,7 @@ struct SimResult {
   std::vector<UserOutcome> users;  // in Scenario::users order
   int64_t jobs = 0;
   int64_t scheduling_passes = 0;
+  std::vector<SimJob> job_records;  // every job with its simulated start (jobs.csv)
 };
 
 // Runs one policy. progress (may be empty) gets the fraction of simulated

@@ -192,10 +192,11 @@ TEST(Precision, JustAboveAndJustBelowTheClamp) {
   EXPECT_EQ(r.priority, 4294967295u);
   EXPECT_FALSE(r.clamped);
 
-  // 2^32 - 0.5 truncates to 2^32 - 1 (truncation toward zero, §4.2 step 6):
-  // no clamp needed.
+  // 2^31 + (2^31 - 0.5) = 2^32 - 0.5 truncates to 2^32 - 1 (truncation
+  // toward zero, §4.2 step 6): no clamp needed.
+  p.weight_assoc = 0x80000000u;
   job.fairshare_factor = 1.0;
-  job.assoc_priority_norm = 1.0 - 0.5 / 0x7fffffff;
+  job.assoc_priority_norm = 1.0 - 0.5 / 2147483648.0;
   r = ComputeJobPriority(job, p, kCluster, kNow);
   EXPECT_LT(r.sum, 4294967296.0);
   EXPECT_EQ(r.priority, 4294967295u);
@@ -301,7 +302,9 @@ TEST(Precision, PriorityIsNeverZeroOrNaNBasedForAJobWithDetails) {
             EXPECT_TRUE(r.clamped);
             EXPECT_EQ(r.priority, 4294967295u);
           }
-          if (r.sum < 1) EXPECT_EQ(r.priority, 1u);
+          if (r.sum < 1) {
+            EXPECT_EQ(r.priority, 1u);
+          }
           ++cases;
         }
       }
@@ -618,7 +621,9 @@ TEST(Precision, PlannedUseRollOverHugeGapsStaysFinite) {
       EXPECT_TRUE(std::isfinite(e.history));
       EXPECT_GE(e.history, 0);
       EXPECT_EQ(e.open, 0);
-      if (D < 1) EXPECT_LE(e.history, kLdMax);
+      if (D < 1) {
+        EXPECT_LE(e.history, kLdMax);
+      }
     }
   }
   EXPECT_EQ(PlannedUsePerIntervalDecay(std::numeric_limits<int64_t>::max(), 1), 0.0);
@@ -656,7 +661,8 @@ TEST(Precision, LedgerRoundTripsExtremeValuesUpToDblMax) {
   ledger.entries[0] = {static_cast<long double>(DBL_MAX), 0};
   ledger.entries[1] = {1e20L + 1.0L, 1e17L / 3};  // needs the low double
   ledger.entries[2] = {static_cast<long double>(DBL_MIN) * 3, DBL_MIN};
-  ledger.entries[0xffffffffu] = {static_cast<long double>(DBL_MAX) - 1e290L, 4.9e-324L};
+  ledger.entries[0xffffffffu] = {static_cast<long double>(DBL_MAX) - 1e290L,
+                                static_cast<long double>(std::numeric_limits<double>::denorm_min())};
   PlannedUseLedger back;
   std::string error;
   ASSERT_TRUE(ParseLedger(SerializeLedger(ledger), &back, &error)) << error;

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Read-only access to slurmdbd's MariaDB/MySQL database for `fairway usage`
+// (MariaDB Connector/C), with the credentials of slurmdbd.conf. Only SELECT
+// statements are sent, in a session set READ ONLY. Errors are sentences
+// naming the server, user, database or table concerned, never the password.
+#ifndef FAIRWAY_CLIENT_DB_CLIENT_H_
+#define FAIRWAY_CLIENT_DB_CLIENT_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cmd/usage_model.h"
+
+namespace fairway::client {
+
+struct DbAssoc {
+  uint32_t id = 0;
+  std::string acct, user, partition, parent_acct;
+  bool deleted = false;
+};
+
+// A row skipped because it could not be converted (unparsable tres_alloc,
+// NULL where a number belongs): reported by job id, never fatal.
+struct DbSkipped {
+  std::string job;  // the id_job text ("?" when that was the bad field)
+  std::string what;
+};
+
+class DbClient {
+ public:
+  DbClient();
+  ~DbClient();
+  DbClient(const DbClient&) = delete;
+  DbClient& operator=(const DbClient&) = delete;
+
+  // Connects (host "localhost": the unix socket of MYSQL_UNIX_PORT, or the
+  // connector's default), selects conf.loc and makes the session read-only.
+  bool Connect(const usage::SlurmdbdConf& conf, std::string* error);
+
+  // Jobs of <cluster>_job_table that ran at some time in [since, now]: started,
+  // and not ended before since (still running ones included). since 0 = all.
+  bool LoadJobs(const std::string& cluster, int64_t since, std::vector<usage::DbJob>* jobs,
+                std::vector<DbSkipped>* skipped, std::string* error);
+  bool LoadAssocs(const std::string& cluster, std::vector<DbAssoc>* assocs, std::string* error);
+  bool LoadQos(std::map<uint32_t, std::string>* qos, std::string* error);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace fairway::client
+
+#endif  // FAIRWAY_CLIENT_DB_CLIENT_H_

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The pure part of `fairway usage audit|export` (doc/accounting.md): reading
+// slurmdbd.conf (and refusing one that others can read), parsing a job's
+// tres_alloc, comparing rebuilt usage with the controller's, and writing
+// the export scenario. No Slurm or MariaDB header: client/db_client fetches
+// the rows, src/cmd/usage.cc runs the commands.
+#ifndef FAIRWAY_CMD_USAGE_MODEL_H_
+#define FAIRWAY_CMD_USAGE_MODEL_H_
+
+#include <cstdint>
+#include <istream>
+#include <map>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "assoc_tree.h"
+
+namespace fairway::usage {
+
+// Slurm's TRES ids (src/common/slurmdb_defs.h): fixed for the first ones.
+constexpr uint32_t kTresCpu = 1;
+constexpr uint32_t kTresBilling = 5;
+
+// What `fairway usage` needs of slurmdbd.conf.
+struct SlurmdbdConf {
+  std::string path;
+  std::string host = "localhost";  // StorageHost
+  uint32_t port = 3306;             // StoragePort
+  std::string user;                 // StorageUser
+  std::string pass;                 // StoragePass
+  std::string loc = "slurm_acct_db";  // StorageLoc
+};
+
+// "Key=Value" lines, '#' comments, keys case-insensitive; unknown keys
+// ignored. False with "<source>:<line>: ..." for a bad StoragePort.
+bool ParseSlurmdbdConf(std::istream& in, const std::string& source, SlurmdbdConf* conf,
+                       std::string* error);
+// Opens, checks the mode like slurmdbd does ((mode & 077) != 0 is refused:
+// the file holds the database password) and parses.
+bool ReadSlurmdbdConf(const std::string& path, SlurmdbdConf* conf, std::string* error);
+// slurmdbd.conf in the directory of $SLURM_CONF (slurm_conf_env may be
+// null or empty), else /etc/slurm/slurmdbd.conf.
+std::string DefaultSlurmdbdConfPath(const char* slurm_conf_env);
+
+// "1=2,2=1024,4=1,5=2" (TRES id=count, counts up to 2^64-1). False for
+// anything else (empty text is valid: no TRES).
+bool ParseTresAlloc(const std::string& text, std::map<uint32_t, uint64_t>* tres);
+// The billing of an allocation: the billing TRES, else the CPUs, else 0
+// (as the plugin's usage bootstrap charges).
+double BillingOf(const std::map<uint32_t, uint64_t>& tres);
+
+// A job row of <cluster>_job_table, converted.
+struct DbJob {
+  uint32_t job_id = 0;
+  uint32_t assoc_id = 0;
+  uint32_t user_id = 0;
+  uint32_t qos_id = 0;
+  uint32_t state = 0;
+  int64_t submit = 0;
+  int64_t start = 0;  // 0 = never started
+  int64_t end = 0;    // 0 = not ended
+  std::string partition;
+  std::map<uint32_t, uint64_t> tres;  // tres_alloc
+  double billing = 0;
+  uint64_t cpus = 0;
+};
+
+// ---- audit ------------------------------------------------------------
+struct AuditTolerance {
+  double relative = 0.02;  // of the larger of the two values
+  double absolute = 5;     // billing-seconds
+  int64_t calc_period_s = 0;  // PriorityCalcPeriod: running jobs may be charged that late
+};
+
+struct AuditRow {
+  int32_t index = 0;  // in the tree
+  uint32_t assoc_id = 0;
+  std::string account, user, partition;
+  int depth = 0;
+  long double db = 0;          // rebuilt from the job table
+  long double controller = 0;  // usage_raw as the controller reports it
+  long double difference = 0;  // controller - db
+  long double allowed = 0;     // the tolerance this row was held to
+  bool running = false;        // jobs of the subtree were running
+  bool ok = true;
+};
+
+// Per association in tree order: db_subtree and controller indexed like the
+// tree's nodes; running_billing (may be empty) the billing of jobs running
+// now in each subtree. allowed = max(relative x max(|db|, |controller|),
+// absolute) + running_billing x calc_period_s.
+std::vector<AuditRow> CompareUsage(const AssocTree& tree, const std::vector<long double>& db_subtree,
+                                   const std::vector<long double>& controller,
+                                   const std::vector<long double>& running_billing,
+                                   const AuditTolerance& tolerance);
+
+// ---- export -----------------------------------------------------------
+struct ExportJob {
+  uint32_t job_id = 0;
+  int64_t submit = 0, start = 0, end = 0;  // Unix seconds; end 0 = still running
+  uint32_t assoc_id = 0;
+  std::string assoc;  // "account/user" (or the account for an account association)
+  double billing = 0;
+  uint64_t cpus = 0;
+  std::string partition, qos;
+};
+
+struct ExportInput {
+  std::string name = "export";
+  std::string cluster;
+  uint32_t cpus = 0;              // the simulated machine: each CPU a "node"
+  int64_t half_life_s = 604800;   // 0 = no decay (written as decay 1)
+  int64_t now = 0;                // for still-running jobs
+  const AssocTree* tree = nullptr;  // accounts and shares (may be null)
+  std::vector<ExportJob> jobs;      // started jobs, any order
+};
+
+// The scenario for `fairway simulate` (doc/simulate.md), self-contained:
+// nodes = cpus, accounts of the tree, users "account/user" with their
+// shares, one "job" line per job (submit relative to the earliest
+// submission, nodes = allocated CPUs, duration = end - start (at least 1),
+// start = the recorded start, id = the job id), policies fifo. False when
+// there is nothing to export or a job is larger than the machine.
+bool WriteExportScenario(const ExportInput& input, std::ostream& out, std::string* error);
+// submit,start,end,job,association,billing,cpus,partition,qos (Unix
+// seconds; end empty while running), in submission order.
+void WriteExportTrace(const std::vector<ExportJob>& jobs, std::ostream& out);
+
+}  // namespace fairway::usage
+
+#endif  // FAIRWAY_CMD_USAGE_MODEL_H_
