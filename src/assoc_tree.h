@@ -75,6 +75,7 @@ class AssocTree {
 
  private:
   void NormalizeShares(bool fair_tree_shares);
+  void DetachCycles();
 
   std::vector<AssocNode> nodes_;
   std::vector<AssocLinks> links_;

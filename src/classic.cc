@@ -11,23 +11,58 @@ long double ClassicEffectiveUsage(long double usage_norm, long double parent_efc
   return usage_norm + (parent_efctv - usage_norm) * (shares_raw / static_cast<long double>(level_shares));
 }
 
+namespace {
+
+// The parts of the depth-oblivious formula that depend only on the fs
+// parent (its effective usage and shares): computed once per parent when
+// a pass ranks its children, so that logl and powl run once per parent
+// instead of once or twice per child.
+struct DepthObliviousParentTerms {
+  long double ratio_p = 0;      // parent_efctv / parent_shares_norm
+  long double log_ratio_p = 0;  // logl(ratio_p); only used when ratio_p != 0
+  long double k_damped = 0;     // 1 / (1 + (f logl(ratio_p))^2), the k when the logs differ in sign
+};
+
+// parent_shares_norm and parent_efctv must be non-zero (the caller's
+// early return in DepthObliviousEffectiveUsage).
+DepthObliviousParentTerms DepthObliviousParent(const DepthObliviousInputs& in) {
+  const long double f = 5.0;
+  DepthObliviousParentTerms t;
+  t.ratio_p = in.parent_efctv / in.parent_shares_norm;
+  if (t.ratio_p) {
+    t.log_ratio_p = logl(t.ratio_p);
+    t.k_damped = 1 / (1 + powl(f * t.log_ratio_p, 2));
+  }
+  return t;
+}
+
+// The rest of _depth_oblivious_set_usage_efctv, given the parent's terms;
+// the same operations on the same values as before, so the same digits.
+long double DepthObliviousWithParent(const DepthObliviousInputs& in,
+                                     const DepthObliviousParentTerms& p) {
+  if (!(in.shares_norm && in.parent_shares_norm && in.parent_efctv && in.usage_norm)) {
+    return in.usage_norm;
+  }
+  long double ratio_s = in.siblings_usage_norm / in.parent_shares_norm;
+  long double ratio_l = (in.usage_norm / in.shares_norm) / ratio_s;
+  long double k;
+  if (!p.ratio_p || !ratio_l || p.log_ratio_p * logl(ratio_l) >= 0) {
+    k = 1;
+  } else {
+    k = p.k_damped;
+  }
+  return p.ratio_p * std::pow(static_cast<double>(ratio_l), static_cast<double>(k)) * in.shares_norm;
+}
+
+}  // namespace
+
 // priority_multifactor.c _depth_oblivious_set_usage_efctv; its pow() of long
 // doubles is the double pow, kept for identical digits.
 long double DepthObliviousEffectiveUsage(const DepthObliviousInputs& in) {
   if (!(in.shares_norm && in.parent_shares_norm && in.parent_efctv && in.usage_norm)) {
     return in.usage_norm;
   }
-  const long double f = 5.0;
-  long double ratio_p = in.parent_efctv / in.parent_shares_norm;
-  long double ratio_s = in.siblings_usage_norm / in.parent_shares_norm;
-  long double ratio_l = (in.usage_norm / in.shares_norm) / ratio_s;
-  long double k;
-  if (!ratio_p || !ratio_l || logl(ratio_p) * logl(ratio_l) >= 0) {
-    k = 1;
-  } else {
-    k = 1 / (1 + powl(f * logl(ratio_p), 2));
-  }
-  return ratio_p * std::pow(static_cast<double>(ratio_l), static_cast<double>(k)) * in.shares_norm;
+  return DepthObliviousWithParent(in, DepthObliviousParent(in));
 }
 
 long double NormalizedUsage(long double usage_raw, long double root_usage_raw) {
@@ -45,21 +80,46 @@ long double ClassicEfctv(const AssocTree& tree, int32_t i, const FairshareResult
                                tree.node(i).shares_raw, links.level_shares);
 }
 
-long double DepthObliviousEfctv(const AssocTree& tree, int32_t i, const FairshareResults& r) {
+// Fills the per-child inputs; the parent's terms come from the caller.
+DepthObliviousInputs DepthObliviousChildInputs(const AssocTree& tree, int32_t i,
+                                               long double siblings_usage_norm,
+                                               const FairshareResults& r) {
   const int32_t parent = tree.links(i).fs_parent;
   DepthObliviousInputs in;
   in.shares_norm = tree.links(i).shares_norm;
   in.parent_shares_norm = tree.links(parent).shares_norm;
   in.parent_efctv = r.assocs[parent].usage_efctv;
   in.usage_norm = r.assocs[i].usage_norm;
+  in.siblings_usage_norm = siblings_usage_norm;
+  return in;
+}
+
+// The depth-oblivious sibling sum: usage_norm of every non-"parent" fs child
+// of parent, added in fs_children order. usage_norm is fixed before the
+// descent, so one sum per parent serves all its children; summing it per
+// child was O(siblings^2) for accounts with thousands of users.
+long double SiblingsUsageNorm(const AssocTree& tree, int32_t parent, const FairshareResults& r) {
+  long double sum = 0;
   for (int32_t s : tree.fs_children(parent)) {
-    if (!tree.node(s).uses_parent()) in.siblings_usage_norm += r.assocs[s].usage_norm;
+    if (!tree.node(s).uses_parent()) sum += r.assocs[s].usage_norm;
   }
-  return DepthObliviousEffectiveUsage(in);
+  return sum;
 }
 
 void Descend(const AssocTree& tree, int32_t parent, bool depth_oblivious,
              FairshareResults* r) {
+  // Children of the root take their usage_norm, so only deeper levels need
+  // the sum.
+  long double siblings_usage_norm = 0;
+  DepthObliviousParentTerms parent_terms;
+  if (depth_oblivious && parent != tree.root()) {
+    siblings_usage_norm = SiblingsUsageNorm(tree, parent, *r);
+    // The parent's effective usage is final before its children are ranked.
+    DepthObliviousInputs p;
+    p.parent_shares_norm = tree.links(parent).shares_norm;
+    p.parent_efctv = r->assocs[parent].usage_efctv;
+    if (p.parent_shares_norm && p.parent_efctv) parent_terms = DepthObliviousParent(p);
+  }
   for (int32_t i : tree.fs_children(parent)) {
     AssocFairshare& out = r->assocs[i];
     const AssocLinks& links = tree.links(i);
@@ -68,7 +128,8 @@ void Descend(const AssocTree& tree, int32_t parent, bool depth_oblivious,
     } else if (tree.node(i).uses_parent()) {
       out.usage_efctv = r->assocs[links.fs_parent].usage_efctv;
     } else if (depth_oblivious) {
-      out.usage_efctv = DepthObliviousEfctv(tree, i, *r);
+      out.usage_efctv = DepthObliviousWithParent(
+          DepthObliviousChildInputs(tree, i, siblings_usage_norm, *r), parent_terms);
     } else {
       out.usage_efctv = ClassicEfctv(tree, i, *r);
     }

@@ -25,6 +25,8 @@
 // double), each as the 16 lowercase hex digits of its bit pattern.
 #include "planned_use.h"
 
+#include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -45,6 +47,12 @@ int64_t FloorDiv(int64_t a, int64_t b) {
 }
 
 bool UsableAmount(long double x) { return std::isfinite(x) && x > 0; }
+
+// Ledger values stay at or below DBL_MAX so that the state file (doubles)
+// can always hold them: a saturated ledger is still a ledger, an
+// unwritable one is lost at the next start.
+constexpr long double kLedgerMax = static_cast<long double>(DBL_MAX);
+long double Saturate(long double x) { return x > kLedgerMax ? kLedgerMax : x; }
 
 // ---- serialisation helpers ----
 
@@ -187,6 +195,10 @@ bool ParseStoredValue(const std::string& hi_text, const std::string& lo_text, lo
     *why = "a value is negative";
     return false;
   }
+  if (x > kLedgerMax) {
+    *why = "a value is larger than the ledger can hold";
+    return false;
+  }
   *out = x;
   return true;
 }
@@ -210,7 +222,7 @@ void PlannedUseLedger::Roll(int64_t now, int64_t interval_s, double per_interval
   if (!(D >= 0)) D = 0;
   if (D > 1) D = 1;
   for (auto& [id, e] : entries) {
-    e.history = e.open + D * e.history;
+    e.history = Saturate(e.open + D * e.history);
     e.open = 0;
   }
   if (boundaries == 1 || D == 1) return;
@@ -227,7 +239,8 @@ void PlannedUseLedger::Roll(int64_t now, int64_t interval_s, double per_interval
 
 void PlannedUseLedger::Charge(uint32_t assoc_id, long double billing_seconds) {
   if (!UsableAmount(billing_seconds)) return;
-  entries[assoc_id].open += billing_seconds;
+  long double& open = entries[assoc_id].open;
+  open = Saturate(open + billing_seconds);
 }
 
 void PlannedUseLedger::ChargePath(const AssocTree& tree, int32_t i, long double billing_seconds) {
@@ -263,6 +276,99 @@ double MachineShare(const AssocTree& tree, int32_t i) {
   return 0.0;
 }
 
+namespace {
+
+// Per-association ledger entry pointers, looked up once per pass.
+//
+// One std::map::find per association chases a pointer per tree level and
+// was most of the pass. Instead the map is walked in id order and each id
+// placed in the tree: with dense ids (the usual case: Slurm numbers
+// associations from 1) through a table, otherwise through the tree's sorted
+// id index. The map's nodes lie wherever they were allocated, so each
+// increment is a dependent load that usually misses the cache; the walk is
+// split into kWalks id ranges advanced in turn, so that the CPU can overlap
+// the misses of independent walks.
+std::vector<const PlannedUseEntry*> EntriesByIndex(const AssocTree& tree,
+                                                   const std::vector<uint32_t>& ids,
+                                                   const PlannedUseLedger& ledger) {
+  const int32_t n = static_cast<int32_t>(ids.size());
+  std::vector<const PlannedUseEntry*> by_index(n, nullptr);
+  if (ledger.entries.empty() || n == 0) return by_index;
+  const auto [min_it, max_it] = std::minmax_element(ids.begin(), ids.end());
+  const uint32_t min_id = *min_it, max_id = *max_it;
+  const uint64_t range = static_cast<uint64_t>(max_id) - min_id + 1;
+  std::vector<int32_t> index_of;  // by id - min_id; empty when ids are sparse
+  if (range <= 4 * static_cast<uint64_t>(n) + 1024) {
+    index_of.assign(range, -1);
+    for (int32_t i = 0; i < n; ++i) index_of[ids[i] - min_id] = i;  // ids are unique
+  }
+  auto place = [&](uint32_t id, const PlannedUseEntry* e) {
+    int32_t i = -1;
+    if (!index_of.empty()) {
+      if (id >= min_id && id <= max_id) i = index_of[id - min_id];
+    } else {
+      i = tree.Find(id);
+    }
+    if (i >= 0) by_index[i] = e;
+  };
+
+  constexpr int kWalks = 8;
+  using Iter = std::map<uint32_t, PlannedUseEntry>::const_iterator;
+  Iter pos[kWalks], end[kWalks];
+  for (int k = 0; k < kWalks; ++k) {
+    // Range k: ids in [min_id + k*range/kWalks, min_id + (k+1)*range/kWalks);
+    // the first and last also take the ids below and above the tree's.
+    pos[k] = k == 0 ? ledger.entries.begin()
+                    : ledger.entries.lower_bound(
+                          static_cast<uint32_t>(min_id + range * k / kWalks));
+    if (k > 0) end[k - 1] = pos[k];
+  }
+  end[kWalks - 1] = ledger.entries.end();
+  for (bool more = true; more;) {
+    more = false;
+    for (int k = 0; k < kWalks; ++k) {
+      if (pos[k] == end[k]) continue;
+      place(pos[k]->first, &pos[k]->second);
+      ++pos[k];
+      more = true;
+    }
+  }
+  return by_index;
+}
+
+// MachineShare for every association, reading compact arrays instead of
+// the large AssocNode records. Each product is still taken from the
+// association upwards, factor by factor, exactly as MachineShare does: a
+// top-down product (parent's share times own ratio) would associate the
+// multiplications differently and could change the last bit. The walks are
+// short (the depth of the tree) and touch only ancestors, which stay cached.
+// ratio[i] is shares_raw / level_shares, or < 0 where MachineShare stops
+// with 0 (level shares 0 or NO_VAL); first[i] is where MachineShare starts
+// (the fs parent for a Fairshare=parent association).
+std::vector<double> MachineShares(const AssocTree& tree, const std::vector<double>& ratio,
+                                  const std::vector<int32_t>& first) {
+  const int32_t n = static_cast<int32_t>(tree.size());
+  const int32_t root = tree.root();
+  std::vector<double> share(n, 0.0);
+  for (int32_t start = 0; start < n; ++start) {
+    int32_t i = first[start];
+    double s = 1.0;
+    for (int32_t steps = 0; steps <= n; ++steps) {
+      if (i < 0) break;  // orphan: no path to the root (0)
+      if (i == root) {
+        share[start] = s;
+        break;
+      }
+      if (ratio[i] < 0) break;
+      s *= ratio[i];
+      i = tree.links(i).fs_parent;
+    }
+  }
+  return share;
+}
+
+}  // namespace
+
 void ComputePlannedUse(const AssocTree& tree, const PlannedUseLedger& ledger, const Params& params,
                        double capacity_billing_per_s, FairshareResults* results) {
   results->mode = FairshareMode::kPlannedUse;
@@ -277,14 +383,28 @@ void ComputePlannedUse(const AssocTree& tree, const PlannedUseLedger& ledger, co
                        ? capacity_billing_per_s
                        : 0.0;
 
+  // One pass over the (large) AssocNode records for what the lookups need.
+  std::vector<uint32_t> ids(n);
+  std::vector<double> ratio(n);
+  std::vector<int32_t> first(n);
+  for (int32_t i = 0; i < n; ++i) {
+    const AssocNode& node = tree.node(i);
+    const AssocLinks& links = tree.links(i);
+    ids[i] = node.id;
+    ratio[i] = links.level_shares == 0 || links.level_shares == kNoVal
+                   ? -1.0
+                   : static_cast<double>(node.shares_raw) / static_cast<double>(links.level_shares);
+    first[i] = node.uses_parent() && i != tree.root() ? links.fs_parent : i;
+  }
+  const std::vector<const PlannedUseEntry*> entry = EntriesByIndex(tree, ids, ledger);
+  const std::vector<double> machine_share = MachineShares(tree, ratio, first);
   for (int32_t i = 0; i < n; ++i) {
     AssocFairshare& out = results->assocs[i];
-    const double R = MachineShare(tree, i) * C;
+    const double R = machine_share[i] * C;
     long double H = 0, c = 0;
-    auto it = ledger.entries.find(tree.node(i).id);
-    if (it != ledger.entries.end()) {
-      H = it->second.history;
-      c = it->second.open;
+    if (entry[i]) {
+      H = entry[i]->history;
+      c = entry[i]->open;
     }
     long double indexed = c + D * H;  // Σ D^m s(n-m)
     if (!(indexed > 0)) indexed = 0;  // negative or NaN state counts as none
@@ -305,24 +425,41 @@ void ComputePlannedUse(const AssocTree& tree, const PlannedUseLedger& ledger, co
   // job_factor: the minimum F over the association and its ancestors below
   // the root (direct parents, Fairshare=parent accounts included). Orphans,
   // whose chain never reaches the root, are not ranked (0).
-  for (int32_t i = 0; i < n; ++i) {
-    AssocFairshare& out = results->assocs[i];
-    if (i == tree.root()) {
-      out.job_factor = 1.0;
-      continue;
-    }
-    double f = 1.0;
-    bool reached_root = false;
-    int32_t a = i;
-    for (int32_t steps = 0; a >= 0 && steps <= n; ++steps) {
-      if (a == tree.root()) {
-        reached_root = true;
-        break;
-      }
-      f = std::min(f, results->assocs[a].fs_factor);
+  //
+  // Computed once per association, top-down: path_min[i] = min(F_i,
+  // path_min[parent]) with path_min = 1 above the root. A minimum does not
+  // depend on the order it is taken in (F is never NaN: a NaN u becomes
+  // +inf, so F is in [0, 1]), so this equals the walk up from each
+  // association. List order does not put parents first, so each unresolved
+  // chain is walked up to the first resolved ancestor and resolved on the way
+  // back down; a chain that ends at -1 or runs into itself (a cycle) never
+  // reaches the root.
+  constexpr double kUnreached = -1.0;  // F is never negative
+  enum : char { kUnknown, kOnStack, kDone };
+  std::vector<char> state(n, kUnknown);
+  std::vector<double> path_min(n, kUnreached);
+  std::vector<int32_t> chain;
+  const int32_t root = tree.root();
+  state[root] = kDone;
+  path_min[root] = 1.0;  // the root's own F does not count
+  for (int32_t start = 0; start < n; ++start) {
+    int32_t a = start;
+    while (a >= 0 && state[a] == kUnknown) {
+      state[a] = kOnStack;
+      chain.push_back(a);
       a = tree.links(a).parent;
     }
-    out.job_factor = reached_root ? f : 0.0;
+    // a < 0: orphan; kOnStack: a cycle; kDone: resolved (the root included).
+    double above = (a >= 0 && state[a] == kDone) ? path_min[a] : kUnreached;
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+      if (above != kUnreached) above = std::min(above, results->assocs[*it].fs_factor);
+      path_min[*it] = above;
+      state[*it] = kDone;
+    }
+    chain.clear();
+  }
+  for (int32_t i = 0; i < n; ++i) {
+    results->assocs[i].job_factor = path_min[i] == kUnreached ? 0.0 : path_min[i];
   }
 }
 

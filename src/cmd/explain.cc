@@ -55,8 +55,12 @@ bool LoadModel(ExplainModel* model, std::vector<client::ControllerJob>* jobs,
   for (const Diagnostic& d : state.config_diagnostics) {
     std::fprintf(stderr, "fairway explain: warning: %s\n", d.Format().c_str());
   }
+  const bool hidden = state.private_usage;
   if (!BuildExplainModel(std::move(state), model, &error)) {
-    std::fprintf(stderr, "fairway explain: association tree: %s\n", error.c_str());
+    std::fprintf(stderr, "fairway explain: association tree: %s%s\n", error.c_str(),
+                 hidden ? " (PrivateData=usage hides the association tree from users who are "
+                          "neither operators nor coordinators)"
+                        : "");
     return false;
   }
   return true;

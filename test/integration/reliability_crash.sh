@@ -1,10 +1,13 @@
 #!/bin/bash
 # Reliability 1: crash and restart. A real job charges usage with no decay
 # (PriorityDecayHalfLife=0, PriorityUsageResetPeriod=YEARLY: usage is exactly
-# billing x elapsed); slurmctld is killed with SIGKILL at random moments
-# (right after a restart while its first pass runs, the instant a periodic
-# pass writes its state, at random offsets) and restarted, in a loop bounded
-# in count and time. After each restart and its pass:
+# billing x elapsed); after one clean restart (so that Slurm's assoc_usage
+# exists, as on any controller that has run a while) slurmctld is killed
+# with SIGKILL at chosen and random moments (right after a start while its
+# first pass runs, the instant a periodic pass writes its state, right after
+# the second pass of a controller up for two periods, at random offsets;
+# in planned-use mode also after 75 s of downtime) and restarted, in a loop
+# bounded in count and time. After each restart and its pass:
 # - last_ran never goes backwards;
 # - the job's association usage never exceeds billing x (last_ran - job
 #   start) (never double-charged);
@@ -17,15 +20,15 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 
-ITERATIONS=${FW_CRASH_ITERATIONS:-6}
-PLANNED_ITERATIONS=${FW_CRASH_PLANNED_ITERATIONS:-4}
-PHASE_LIMIT=${FW_CRASH_PHASE_LIMIT:-330}   # seconds per phase, whatever the count
+ITERATIONS=${FW_CRASH_ITERATIONS:-3}
+PLANNED_ITERATIONS=${FW_CRASH_PLANNED_ITERATIONS:-2}
+PHASE_LIMIT=${FW_CRASH_PHASE_LIMIT:-240}   # seconds per phase, whatever the count
 PERIOD=60                                   # PriorityCalcPeriod=1 (minutes)
 SLACK=3                                     # billing-seconds of rounding
 
 dir=$(mktemp -d /tmp/fairway-crash.XXXXXX)
 chmod 755 "$dir"
-trap 'stop_cluster "$dir/c"; rm -rf "$FW_PLUGIN_DIR"' EXIT
+trap 'stop_cluster "$dir/c"; rm -rf "$FW_PLUGIN_DIR"; [ -n "${FW_KEEP:-}" ] || rm -rf "$dir"' EXIT
 prepare_plugin_dir || exit 1
 c=$dir/c
 mkdir -p "$c"
@@ -107,6 +110,7 @@ log "job $job running since $job_start, billing $billing, assoc $assoc_id"
 [ -n "$billing" ] && [ "$billing" -gt 0 ] || { fail "no billing for job $job"; summary; exit 1; }
 
 # One crash iteration. $1: phase label, $2: kill mode. Sets globals.
+kills=0 cumulative=1
 no_double=1 bounded_loss=1 monotonic=1 alive=1 ledger_ok=1 ledger_no_double=1 ledger_loss=1
 iteration() {
   local phase=$1 mode=$2 before_ran before_usage before_ledger t0 after_ran usage ledger
@@ -124,7 +128,13 @@ iteration() {
       while [ "$(stat -c %Y.%i "$watch" 2>/dev/null)" = "$m0" ] && [ $SECONDS -lt $limit ]; do
         sleep 0.01
       done ;;
-    random) sleep $((RANDOM % 40 + 3)).$((RANDOM % 10)) ;;
+    random | down) sleep $((RANDOM % 40 + 3)).$((RANDOM % 10)) ;;
+    long)   # a controller up for two periods: kill right after its second pass
+      local k r0
+      for k in 1 2; do
+        r0=$(last_decay_ran "$c")
+        while [ "$(last_decay_ran "$c")" = "$r0" ]; do sleep 0.05; done
+      done ;;
   esac
   kill_ctld || { alive=0; fail "$phase/$mode: slurmctld was not running before the kill"; return; }
   t0=$(date +%s)
@@ -132,6 +142,8 @@ iteration() {
     lf=$(ledger_total "$assoc_id")
     case $lf in MISSING | BAD*) ledger_ok=0; fail "$phase/$mode: ledger after the kill: $lf" ;; esac
   fi
+  # a controller down for more than a period while the job keeps running
+  [ "$mode" = down ] && sleep 75
   start_ctld || { alive=0; fail "$phase/$mode: slurmctld did not restart"; tail -20 "$c/log/slurmctld.log"; return; }
   if [ "$mode" = startup ]; then
     # kill again while the first pass after the start runs (or just after)
@@ -151,6 +163,11 @@ iteration() {
   log "$phase/$mode: last_ran $before_ran -> $after_ran, usage $before_usage -> $usage (bounds $lower .. $upper)"
   if ! ge "$upper" "$usage"; then
     no_double=0; fail "$phase/$mode: usage $usage > billing x elapsed $upper (double charge)"
+  fi
+  kills=$((kills + 1))
+  if [ "$phase" = fairtree ] && ! ge "$usage" "$((billing * (after_ran - job_start - kills * PERIOD) - SLACK))"; then
+    cumulative=0
+    log "$phase/$mode: cumulative: usage $usage < billing x (elapsed $((after_ran - job_start)) - $kills periods)"
   fi
   if ! ge "$usage" "$lower"; then
     bounded_loss=0
@@ -174,7 +191,12 @@ iteration() {
   fi
 }
 
-modes=(startup pass random pass random startup pass random)
+modes=(startup pass long random startup)
+# A clean restart first: slurmctld writes assoc_usage at a clean shutdown
+# (and every 300 s), as on any controller that has run a while. (Without
+# the file, the plugin's usage bootstrap would rebuild usage from slurmdbd.)
+start_ctld || { fail "clean restart"; summary; exit 1; }
+[ -s "$c/state/assoc_usage" ] && log "assoc_usage written at the clean stop" || log "no assoc_usage after a clean stop?"
 wait_pass_since "$job_start" 90
 phase_end=$((SECONDS + PHASE_LIMIT))
 n=0
@@ -187,6 +209,8 @@ log "fair tree: $n kill/restart iterations"
 [ $monotonic = 1 ] && pass "fair tree: last_ran never went backwards"
 [ $no_double = 1 ] && pass "fair tree: usage never exceeded billing x elapsed (no double charge)"
 [ $bounded_loss = 1 ] && pass "fair tree: no crash lost more than one PriorityCalcPeriod of usage"
+[ $cumulative = 1 ] && pass "fair tree: in all, usage >= billing x (elapsed - $kills periods)" \
+  || fail "fair tree: in all, usage lost more than one period per crash (see the log lines above)"
 
 # ---- planned use -------------------------------------------------------
 if [ $alive = 1 ]; then
@@ -201,7 +225,7 @@ if [ $alive = 1 ]; then
   first=$(ledger_total "$assoc_id")
   log "planned use: ledger $first at $planned_from"
   planned_from=$(awk -v t="$planned_from" -v l="$first" -v b="$billing" 'BEGIN{printf "%d", t - l / b}')
-  modes=(pass startup pass random pass)
+  modes=(pass down startup)
   no_double=1 bounded_loss=1 monotonic=1 ledger_ok=1 ledger_no_double=1 ledger_loss=1
   phase_end=$((SECONDS + PHASE_LIMIT))
   n=0

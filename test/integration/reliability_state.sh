@@ -21,7 +21,7 @@ c=$dir/c
 cleanup() {
   stop_cluster "$c"
   mountpoint -q "$c/state" && umount "$c/state"
-  rm -rf "$FW_PLUGIN_DIR"
+  rm -rf "$FW_PLUGIN_DIR"; [ -n "${FW_KEEP:-}" ] || rm -rf "$dir"
 }
 trap cleanup EXIT
 prepare_plugin_dir || exit 1
@@ -31,16 +31,27 @@ decay=$st/priority_last_decay_ran
 ledger=$st/fairway_planned_use
 
 ctld_pid() { tr -dc '0-9' < "$c/run/slurmctld.pid" 2>/dev/null; }
+# Stop slurmctld with SIGTERM and wait until the process (all its threads)
+# is gone; a shutdown that did not save Slurm's state ("Saving all slurm
+# state", which writes assoc_usage) is a crash, counted in $unclean.
+unclean=0
 stop_ctld() {
-  local pid
+  local pid before
   pid=$(ctld_pid)
   [ -n "$pid" ] || return 0
+  before=$(log_size)
   kill -TERM "$pid" 2>/dev/null
   for _ in $(seq 300); do
-    case $(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null) in Z | X | "") return 0 ;; esac
+    [ -d "/proc/$pid" ] || break
+    [ "$(ls "/proc/$pid/task" 2>/dev/null | wc -l)" -le 1 ] \
+      && case $(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null) in Z | X | "") break ;; esac
     sleep 0.1
   done
-  kill -KILL "$pid"
+  [ -d "/proc/$pid/task/$pid" ] && [ "$(ls "/proc/$pid/task" | wc -l)" -gt 1 ] && kill -KILL "$pid"
+  if ! new_log "$before" | grep -q "Saving all slurm state"; then
+    unclean=$((unclean + 1))
+    log "slurmctld (pid $pid) ended without saving its state: $(dmesg 2>/dev/null | grep -E "\[$pid\]|rpcmgr|srvcn|fw_decay" | tail -1)"
+  fi
 }
 start_ctld() { "$FW_CLUSTER" restart-ctld --dir "$c" >> "$dir/restart.log" 2>&1; }
 usage_rows() { timeout 20 sshare -a -n -P -o account,user,rawusage | sort; }
@@ -97,9 +108,20 @@ submit_as fwuser2 -A st2 -n2 --wrap 'sleep 6' >/dev/null
 wait_jobs_done 120
 # The jobs' last slices are charged at their end; two passes later both
 # files hold them (the second pass also writes a .old equal to the file).
-t=$(date +%s); wait_pass_since "$t"; t=$(date +%s); wait_pass_since "$t"
+# Two restarts: each runs a pass at once (the second also keeps a .old
+# equal to the file).
+for _ in 1 2; do t=$(date +%s); stop_ctld; start_ctld; wait_pass_since "$t"; done
 usage_rows > "$dir/usage.ref"
 ledger_ref=$(ledger_check "$ledger")
+# Good copies of both files and their .old, restored before every case so
+# that each case starts from the same valid state.
+stop_ctld
+for f in "$decay" "$decay.old" "$ledger" "$ledger.old"; do cp -p "$f" "$dir/ref.$(basename "$f")"; done
+start_ctld
+restore_refs() {
+  local f
+  for f in "$decay" "$decay.old" "$ledger" "$ledger.old"; do cp -p "$dir/ref.$(basename "$f")" "$f"; done
+}
 log "reference usage: $(tr '\n' ' ' < "$dir/usage.ref"); ledger $ledger_ref"
 grep -q '|[1-9][0-9]*$' "$dir/usage.ref" && [ "${ledger_ref%% *}" = OK ] \
   || { fail "no usage or no ledger to protect ($ledger_ref)"; summary; exit 1; }
@@ -109,6 +131,7 @@ damage_case() {
   local name=$1 file=$2 action=$3 expect=$4 old_too=${5:-}
   local before t0 errors ok=1 lines
   stop_ctld
+  restore_refs
   cp -p "$file" "$dir/saved"
   eval "$action"
   [ -n "$old_too" ] && eval "${action//\$file/\$file.old}"
@@ -120,7 +143,7 @@ damage_case() {
   wait_pass_since "$t0" || { fail "$name: no pass after the start"; return; }
   lines=$(new_log "$before" | grep -F "priority/fairway:" | grep -F "$file is damaged" || true)
   errors=$(printf '%s' "$lines" | grep -c . || true)
-  if [ "$errors" = 1 ] && printf '%s' "$lines" | grep -q "error:.*$expect"; then
+  if [ "$errors" = 1 ] && printf '%s' "$lines" | grep -qE "error:.*($expect)"; then
     pass "$name: one error naming the file: $(printf '%s' "$lines" | sed 's/^\[[^]]*\] //')"
   else
     fail "$name: expected one error matching '$expect' naming $file, got $errors:"
@@ -152,12 +175,20 @@ damage_case() {
       fail "$name: ledger after repair '$now', expected '$ledger_ref'"
     fi
   fi
-  if [ -n "$old_too" ]; then  # restore the reference state for the next cases
-    stop_ctld; cp -p "$dir/saved" "$file"; cp -p "$dir/saved" "$file.old"; start_ctld
-    wait_pass_since "$(date +%s)"
+  # The pass that repaired the file keeps the previous file as .old: the
+  # damaged one. Until the next pass there is no usable backup.
+  if [ -z "$old_too" ]; then
+    local o
+    if [ "$file" = "$ledger" ]; then o=$(ledger_check "$file.old"); else
+      o="BAD: $(stat -c %s "$file.old") bytes, first byte $(od -An -tx1 -N1 "$file.old" | tr -d ' ')"
+      [ "$(stat -c %s "$file.old")" = 16 ] && [ $((16#$(od -An -tx1 -N1 "$file.old" | tr -d ' '))) -lt 128 ] && o=OK
+    fi
+    [ "${o%% *}" = OK ] || bad_old="$bad_old
+    $name: $(basename "$file").old after the repair: $o"
   fi
 }
 
+bad_old=""
 flip_byte() {  # flip_byte FILE OFFSET: xor one byte with 0x04
   python3 -c "
 import sys; p, o = sys.argv[1], int(sys.argv[2]); b = bytearray(open(p,'rb').read())
@@ -185,13 +216,20 @@ else
 fi
 
 log "damaged fairway_planned_use"
-damage_case "ledger truncated" "$ledger" 'head -c $(($(stat -c %s "$dir/saved") / 2)) "$dir/saved" > "$file"' "fairway_planned_use is damaged (truncated or corrupted (no checksum line)).*trying.*fairway_planned_use.old"
-damage_case "ledger zero-length" "$ledger" ': > "$file"' "damaged (truncated (0 bytes, no header))"
-damage_case "ledger wrong version" "$ledger" 'sed "1s/^FWPU 1$/FWPU 2/" "$dir/saved" > "$file"' "unsupported version '2' (expected 1)"
+damage_case "ledger truncated" "$ledger" 'head -c $(($(stat -c %s "$dir/saved") / 2)) "$dir/saved" > "$file"' "fairway_planned_use is damaged \\(planned-use ledger: truncated or corrupted \\(no checksum line\\)\\); trying .*fairway_planned_use.old"
+damage_case "ledger zero-length" "$ledger" ': > "$file"' "damaged \\(planned-use ledger: truncated \\(0 bytes, no header\\)\\)"
+damage_case "ledger wrong version" "$ledger" 'sed "1s/^FWPU 1$/FWPU 2/" "$dir/saved" > "$file"' "unsupported version '2' \\(expected 1\\)"
 damage_case "ledger bit-flipped" "$ledger" 'flip_byte "$file" $(($(stat -c %s "$file") / 2))' "checksum mismatch|malformed"
 damage_case "ledger garbage" "$ledger" 'head -c 300 /dev/urandom > "$file"' "bad magic"
 damage_case "ledger and .old both damaged" "$ledger" 'sed "1s/^FWPU 1$/FWPU 2/" "$dir/saved" > "$file"' "unsupported version" old_too
 if timeout 10 scontrol ping | grep -q UP; then pass "controller still up after all damage cases"; else fail "controller down"; fi
+# The pass that repairs a file keeps the previous file as .old: the damaged
+# one. Until the next pass there is no usable backup.
+if [ -z "$bad_old" ]; then
+  pass "after every repair the .old copy is still usable"
+else
+  fail "after a repair, .old is the damaged file until the next pass (one more damage then finds no usable copy):$bad_old"
+fi
 
 # ---- read-only and full StateSaveLocation --------------------------------
 log "StateSaveLocation on a small tmpfs"
@@ -206,7 +244,11 @@ ledger_ref=$(ledger_check "$ledger")
 
 mount -o remount,ro "$st"
 before=$(log_size); t0=$(date +%s); ran0=$(last_decay_ran "$c")
-sleep 65   # one pass
+wait_log() {  # wait_log BEFORE REGEX: until a new log line matches (<= 75 s)
+  for _ in $(seq 75); do new_log "$1" | grep -qE "$2" && { sleep 1; return 0; }; sleep 1; done
+  return 1
+}
+wait_log "$before" "cannot save state file .*fairway_planned_use|cannot save state file .*priority_last_decay_ran.new"
 if timeout 10 scontrol ping | grep -q UP; then pass "read-only StateSaveLocation: controller up"; else fail "read-only: controller down"; fi
 for f in "$decay" "$ledger"; do
   if new_log "$before" | grep -E "error:.*priority/fairway:.*cannot save state file $f\.new: Read-only file system" >/dev/null; then
@@ -226,7 +268,7 @@ t0=$(date +%s); wait_pass_since "$t0" \
 dd if=/dev/zero of="$st/filler" bs=64k 2>/dev/null
 log "tmpfs full: $(df -k "$st" | tail -1)"
 before=$(log_size); ran0=$(last_decay_ran "$c")
-sleep 65
+wait_log "$before" "priority_last_decay_ran.new: No space"
 if timeout 10 scontrol ping | grep -q UP; then pass "full StateSaveLocation: controller up"; else fail "full: controller down"; fi
 for f in "$decay" "$ledger"; do
   if new_log "$before" | grep -E "error:.*priority/fairway:.*cannot save state file $f\.new: No space left on device \(the previous file is kept\)" >/dev/null; then
@@ -246,6 +288,8 @@ t0=$(date +%s); wait_pass_since "$t0" && decay_valid "$t0" \
 usage_rows > "$dir/usage.now"
 diff -q "$dir/usage.ref" "$dir/usage.now" >/dev/null && pass "usage unchanged through all of it" \
   || { fail "usage changed"; diff "$dir/usage.ref" "$dir/usage.now"; }
+[ $unclean = 0 ] && pass "every SIGTERM stop of slurmctld saved its state (no crash at shutdown)" \
+  || fail "$unclean of the SIGTERM stops ended without \"Saving all slurm state\" (slurmctld died during shutdown: assoc_usage not saved)"
 if grep -qiE '\bfatal\b|segfault|core dumped' "$c/log/slurmctld.log"; then
   fail "slurmctld's log has fatal/crash lines"; grep -iE '\bfatal\b|segfault' "$c/log/slurmctld.log" | head
 else

@@ -54,3 +54,30 @@ TEST(AssocTree, PriorityNormIsRelativeToTheLargest) {
 
 }  // namespace
 }  // namespace fairway
+
+namespace fairway {
+namespace {
+
+// A parent cycle cannot come from slurmdbd but can be written in a tree
+// file: its members become orphans instead of looping forever.
+TEST(AssocTree, ParentCyclesAreDetachedNotFollowed) {
+  AssocTree tree;
+  std::string error;
+  ASSERT_TRUE(tree.Build({{1, 0, "root", "", "", 1, 0},
+                          {2, 3, "a", "", "", kSharesUseParent, 0},
+                          {3, 2, "b", "", "", kSharesUseParent, 0},
+                          {4, 2, "a", "u", "", 1, 5},
+                          {5, 1, "c", "", "", 1, 0}},
+                         true, &error))
+      << error;
+  for (int32_t i : {1, 2, 3}) {
+    EXPECT_EQ(tree.links(i).parent, -1) << i;
+    EXPECT_EQ(tree.links(i).fs_parent, -1) << i;
+  }
+  EXPECT_EQ(tree.links(4).parent, 0);  // c is untouched
+  FairshareResults r = ComputeFairshare(tree, Params{});
+  EXPECT_EQ(r.assocs[3].fs_factor, 0.0);  // never ranked, like any orphan
+}
+
+}  // namespace
+}  // namespace fairway

@@ -109,13 +109,18 @@ void ThreadMain() {
   }
   g_started.notify_all();
   InitGrpUsedTresRunSecs(g_last_ran.load());
+  // The ledger must be in memory before the first charge (a pass or a job
+  // end), or loading it later would drop those charges.
+  if (config->params.Mode() == FairshareMode::kPlannedUse) LoadPlannedUseLedger();
   if (bootstrap && RunUsageBootstrap(start_time, last_reset, *config)) {
     // Everything up to now is counted: charge running jobs from here on.
     g_last_ran = start_time;
   }
 
-  // The deadline advances on a fixed cadence from the thread's start.
-  auto deadline = std::chrono::system_clock::now();
+  // The deadline advances on a fixed cadence from the thread's start, on the
+  // monotonic clock: a wall clock set back must not stall the passes (with
+  // a system_clock deadline the thread would wait until the clock caught up).
+  auto deadline = std::chrono::steady_clock::now();
   std::unique_lock<std::mutex> lock(g_mutex);
   while (!g_shutdown) {
     if (g_reconfig) {
@@ -123,6 +128,7 @@ void ThreadMain() {
       next_reset = 0;
       g_reconfig = false;
     }
+    config = CurrentConfig();
     try {
       RunPass(start_time, &reset_period, &last_reset, &next_reset);
     } catch (const std::exception& e) {
@@ -130,6 +136,11 @@ void ThreadMain() {
     }
     g_last_ran = start_time;
     WriteDecayState(DecayState{start_time, last_reset});
+    // Then save the usage this pass charged: slurmctld writes assoc_usage
+    // only every few minutes, so a crash would lose more than one pass.
+    // In this order a crash in between loses at most one pass and never
+    // charges one twice.
+    if (config->calc_fairshare) dump_assoc_mgr_state();
     deadline += std::chrono::seconds(slurm_conf.priority_calc_period);
     g_wakeup.wait_until(lock, deadline, [] { return g_shutdown; });
     start_time = time(nullptr);

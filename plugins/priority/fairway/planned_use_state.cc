@@ -54,9 +54,11 @@ void LoadPlannedUseLedger() {
             StateFilePath(kLedgerFile).c_str());
     return;
   }
-  LogError("planned use: state file %s is damaged (%s); trying %s",
+  LogError("planned use: state file %s is damaged (%s); kept as %s, trying %s",
            StateFilePath(kLedgerFile).c_str(), why.c_str(),
+           StateFilePath(kLedgerFile, ".damaged").c_str(),
            StateFilePath(kLedgerFile, ".old").c_str());
+  SetAsideDamagedStateFile(kLedgerFile);
   PlannedUseLedger old;
   std::string old_why;
   if (TryLoad(".old", &old, &old_why)) {

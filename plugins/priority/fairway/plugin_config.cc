@@ -11,7 +11,12 @@ namespace fairway::plugin {
 
 namespace {
 
-std::shared_ptr<const PluginConfig> g_config = std::make_shared<PluginConfig>();
+// Heap-held and never freed: no static destructor may run while slurmctld's
+// RPC threads can still read the configuration at exit.
+std::shared_ptr<const PluginConfig>& Config() {
+  static auto* config = new std::shared_ptr<const PluginConfig>(std::make_shared<PluginConfig>());
+  return *config;
+}
 
 std::vector<double> TresWeights() {
   std::vector<double> weights;
@@ -79,9 +84,9 @@ void LoadConfig(bool with_slurmdbd, bool log_summary) {
             slurm_conf.priority_weight_tres ? slurm_conf.priority_weight_tres : "(none)",
             static_cast<long long>(p.decay_half_life_s), static_cast<long long>(p.calc_period_s));
   }
-  std::atomic_store(&g_config, std::shared_ptr<const PluginConfig>(config));
+  std::atomic_store(&Config(), std::shared_ptr<const PluginConfig>(config));
 }
 
-std::shared_ptr<const PluginConfig> CurrentConfig() { return std::atomic_load(&g_config); }
+std::shared_ptr<const PluginConfig> CurrentConfig() { return std::atomic_load(&Config()); }
 
 }  // namespace fairway::plugin

@@ -3,6 +3,7 @@
 
 #include <cstdarg>
 #include <cstdio>
+#include <string>
 
 #include "slurm_api.h"
 
@@ -12,14 +13,26 @@ namespace {
 constexpr const char* kPrefix = "priority/fairway: ";
 }
 
-#define FAIRWAY_FORMAT_INTO(buffer, format)               \
-  char buffer[1024];                                      \
-  do {                                                    \
-    va_list args;                                         \
-    va_start(args, format);                               \
-    std::vsnprintf(buffer, sizeof buffer, format, args);  \
-    va_end(args);                                         \
-  } while (0)
+// Formats into a string of whatever length the message needs (a hostile
+// PriorityParameters value can be kilobytes long; it must not cut off the
+// part of the line that says what is used instead).
+#define FAIRWAY_FORMAT_INTO(buffer, format)                  \
+  std::string buffer##_storage;                              \
+  do {                                                       \
+    va_list args;                                            \
+    va_start(args, format);                                  \
+    va_list copy;                                            \
+    va_copy(copy, args);                                     \
+    int needed = std::vsnprintf(nullptr, 0, format, copy);   \
+    va_end(copy);                                            \
+    if (needed > 0) {                                        \
+      buffer##_storage.resize(static_cast<size_t>(needed) + 1); \
+      std::vsnprintf(&buffer##_storage[0], buffer##_storage.size(), format, args); \
+      buffer##_storage.resize(static_cast<size_t>(needed));  \
+    }                                                        \
+    va_end(args);                                            \
+  } while (0);                                               \
+  const char* buffer = buffer##_storage.c_str()
 
 void LogError(const char* format, ...) {
   FAIRWAY_FORMAT_INTO(text, format);

@@ -97,6 +97,14 @@ std::string StateFilePath(const std::string& name, const char* suffix) {
   return StateDir() + "/" + name + suffix;
 }
 
+void SetAsideDamagedStateFile(const std::string& name) {
+  // Moved away so that the next write does not turn it into <name>.old over
+  // the good previous copy.
+  lock_state_files();
+  rename(StateFilePath(name).c_str(), StateFilePath(name, ".damaged").c_str());
+  unlock_state_files();
+}
+
 StateFileRead ReadStateFile(const std::string& name, const char* suffix, std::string* bytes,
                             std::string* why) {
   lock_state_files();
@@ -165,8 +173,10 @@ DecayState ReadDecayState() {
     return state;
   }
   if (result == StateFileRead::kOk && ParseDecayState(bytes, &state, &why)) return state;
-  LogError("state file %s is damaged (%s); trying %s", StateFilePath(kDecayFile).c_str(),
-           why.c_str(), StateFilePath(kDecayFile, ".old").c_str());
+  LogError("state file %s is damaged (%s); kept as %s, trying %s",
+           StateFilePath(kDecayFile).c_str(), why.c_str(),
+           StateFilePath(kDecayFile, ".damaged").c_str(), StateFilePath(kDecayFile, ".old").c_str());
+  SetAsideDamagedStateFile(kDecayFile);
   state = DecayState{};
   std::string old_why;
   if (ReadStateFile(kDecayFile, ".old", &bytes, &old_why) != StateFileRead::kOk ||

@@ -35,6 +35,9 @@ StateFileRead ReadStateFile(const std::string& name, const char* suffix, std::st
                             std::string* why);
 // Atomically replaces StateSaveLocation/<name> with bytes; logs failures.
 bool WriteStateFile(const std::string& name, const std::string& bytes);
+// Renames a damaged StateSaveLocation/<name> to <name>.damaged, keeping it
+// for inspection and keeping <name>.old the last good copy.
+void SetAsideDamagedStateFile(const std::string& name);
 // The full path of StateSaveLocation/<name><suffix>.
 std::string StateFilePath(const std::string& name, const char* suffix = "");
 

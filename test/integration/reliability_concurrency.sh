@@ -1,0 +1,153 @@
+#!/bin/bash
+# Reliability 5: concurrency under load. Thousands of pending jobs (drained
+# node), then for a bounded time, all at once: repeated `scontrol
+# reconfigure`, `scontrol setdebugflags +priority/-priority`, sbatch loops,
+# sprio and sshare loops, `scontrol update jobid=X nice=N`, hold/release.
+# A watchdog pings the controller every few seconds; every client call has a
+# timeout. Asserted: no client call timed out and the watchdog never lost the
+# controller (no deadlock), decay passes kept running during the storm, the
+# same slurmctld process is up at the end (no crash), no core file, and no
+# "fatal"/"deadlock" line in slurmctld.log.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+JOBS=${FW_CONCURRENCY_JOBS:-2500}
+STORM=${FW_CONCURRENCY_SECONDS:-150}
+CALL_TIMEOUT=60
+
+dir=$(mktemp -d /tmp/fairway-conc.XXXXXX)
+chmod 755 "$dir"
+c=$dir/c
+pids=()
+cleanup() {
+  local p
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+  wait 2>/dev/null
+  stop_cluster "$c"; rm -rf "$FW_PLUGIN_DIR"; [ -n "${FW_KEEP:-}" ] || rm -rf "$dir"
+}
+trap cleanup EXIT
+prepare_plugin_dir || exit 1
+mkdir -p "$c" "$dir/out"
+
+# call NAME CMD...: one client call under a timeout; a timeout is recorded.
+call() {
+  local name=$1 rc; shift
+  timeout "$CALL_TIMEOUT" "$@" >/dev/null 2>>"$dir/out/$name.err"
+  rc=$?
+  echo "$rc" >> "$dir/out/$name.rc"
+  [ $rc = 124 ] && echo "$(date +%T) $name: timed out: $*" >> "$dir/out/timeouts"
+  return 0
+}
+random_pending() { squeue -h -t PD -o %i 2>/dev/null | shuf -n1; }
+
+cat > "$dir/extra.conf" <<CONF
+PriorityCalcPeriod=1
+MaxJobCount=100000
+CONF
+log "starting cluster"
+start_cluster "$c" priority/fairway "$dir/extra.conf" || { fail "cluster start"; summary; exit 1; }
+create_example_tree
+drain_node
+ctld=$(tr -dc 0-9 < "$c/run/slurmctld.pid")
+
+log "submitting $JOBS jobs"
+t0=$SECONDS
+per=$((JOBS / 5))
+for u in 1 2 3 4 5; do
+  (
+    for ((i = 0; i < per && SECONDS - t0 < 240; i++)); do
+      q=high; [ $((i % 2)) = 0 ] && q=low
+      timeout 30 runuser -u fwuser$u -- sbatch -Q -o /dev/null -e /dev/null -n$((i % 2 + 1)) \
+        --qos=$q -p debug,high --nice=$((i % 7)) --wrap true >/dev/null 2>&1
+    done
+  ) &
+  pids+=($!)
+done
+wait "${pids[@]}"
+pids=()
+pending=$(squeue -h -t PD | wc -l)
+log "$pending jobs pending after $((SECONDS - t0)) s"
+[ "$pending" -ge $((JOBS * 9 / 10)) ] && pass "$pending pending jobs submitted" \
+  || fail "only $pending of $JOBS jobs pending"
+
+log "storm for $STORM s"
+ran0=$(last_decay_ran "$c")
+end=$((SECONDS + STORM))
+loop() { local name=$1; shift; while [ $SECONDS -lt $end ]; do "$@"; done; }
+( loop reconfigure bash -c "$(declare -f call); dir=$dir CALL_TIMEOUT=$CALL_TIMEOUT; call reconfigure scontrol reconfigure; sleep 3" ) &
+pids+=($!)
+( while [ $SECONDS -lt $end ]; do
+    call debugflags scontrol setdebugflags +priority; sleep 1
+    call debugflags scontrol setdebugflags -priority; sleep 1
+  done ) & pids+=($!)
+( while [ $SECONDS -lt $end ]; do
+    call sbatch runuser -u fwuser2 -- sbatch -Q -o /dev/null -e /dev/null --wrap true
+  done ) & pids+=($!)
+( while [ $SECONDS -lt $end ]; do call sprio sprio -l; call sprio-w sprio -w; done ) & pids+=($!)
+( while [ $SECONDS -lt $end ]; do call sshare sshare -a -l; call sshare-user runuser -u fwuser3 -- sshare; done ) & pids+=($!)
+( while [ $SECONDS -lt $end ]; do
+    j=$(random_pending); [ -n "$j" ] && call nice scontrol update jobid="$j" nice=$((RANDOM % 100))
+  done ) & pids+=($!)
+( while [ $SECONDS -lt $end ]; do
+    j=$(random_pending)
+    if [ -n "$j" ]; then call hold scontrol hold "$j"; call release scontrol release "$j"; fi
+  done ) & pids+=($!)
+( while [ $SECONDS -lt $end ]; do
+    call assoc_mgr scontrol show assoc_mgr flags=assoc; call explain "$FW_TOP/fairway" explain assoc b,fwuser1
+  done ) & pids+=($!)
+# The watchdog: the controller must answer a ping every 5 s.
+lost=0
+while [ $SECONDS -lt $end ]; do
+  if ! timeout 30 scontrol ping 2>/dev/null | grep -q UP; then
+    lost=$((lost + 1)); echo "$(date +%T) watchdog: no answer" >> "$dir/out/timeouts"
+  fi
+  sleep 5
+done
+# Loops end by themselves; a client stuck past the deadline is a hang.
+deadline=$((SECONDS + CALL_TIMEOUT + 15))
+for p in "${pids[@]}"; do
+  while kill -0 "$p" 2>/dev/null && [ $SECONDS -lt $deadline ]; do sleep 1; done
+  if kill -0 "$p" 2>/dev/null; then
+    fail "a client loop is still running past the deadline"; kill "$p" 2>/dev/null
+  fi
+done
+pids=()
+ran1=$(last_decay_ran "$c")
+
+for f in "$dir"/out/*.rc; do
+  n=$(wc -l < "$f"); bad=$(grep -vcx 0 "$f")
+  log "$(basename "$f" .rc): $n calls, $bad non-zero"
+  # What the failing calls said (most frequent first).
+  e=${f%.rc}.err
+  [ -s "$e" ] && sed 's/[0-9]\{3,\}/N/g' "$e" | sort | uniq -c | sort -rn | head -3 | cut -c1-200 | sed 's/^/      /' >&2
+done
+calls=$(cat "$dir"/out/*.rc | wc -l)
+if [ ! -s "$dir/out/timeouts" ] && [ $lost = 0 ]; then
+  pass "no client call timed out and the watchdog always got an answer ($calls calls)"
+else
+  fail "the controller stopped answering:"; cat "$dir/out/timeouts"
+fi
+for k in sprio sshare nice hold release reconfigure debugflags; do
+  ok=$(grep -cx 0 "$dir/out/$k.rc" 2>/dev/null || echo 0)
+  [ "$ok" -ge 1 ] || { fail "no successful $k call"; head -3 "$dir/out/$k.err"; }
+done
+passes=$(( (ran1 - ran0) / 60 ))
+[ "$ran1" -gt "$ran0" ] && pass "decay passes kept running during the storm (last_ran +$((ran1 - ran0)) s)" \
+  || fail "no decay pass during the storm (last_ran $ran0 -> $ran1)"
+now=$(tr -dc 0-9 < "$c/run/slurmctld.pid")
+if [ "$now" = "$ctld" ] && [ "$(cat /proc/"$ctld"/comm 2>/dev/null)" = slurmctld ] \
+   && timeout 20 scontrol ping | grep -q UP; then
+  pass "the same slurmctld (pid $ctld) is up at the end"
+else
+  fail "slurmctld pid $ctld is gone (now '${now}')"
+fi
+timeout 60 sprio -h > "$dir/sprio.end" && [ -s "$dir/sprio.end" ] \
+  && pass "sprio answers at the end ($(wc -l < "$dir/sprio.end") rows)" || fail "sprio fails at the end"
+cores=$(find "$c" /tmp -maxdepth 3 -name 'core*' -newer "$dir/extra.conf" -type f 2>/dev/null | head -3)
+[ -z "$cores" ] && pass "no core file" || fail "core files: $cores"
+if grep -qiE '\bfatal\b|deadlock|segfault|core dumped' "$c/log/slurmctld.log"; then
+  fail "fatal/deadlock lines in slurmctld's log"; grep -iE '\bfatal\b|deadlock|segfault' "$c/log/slurmctld.log" | head
+else
+  pass "no fatal or deadlock line in slurmctld's log"
+fi
+summary

@@ -1,0 +1,152 @@
+#!/bin/bash
+# Reliability 6: privacy. With PrivateData=jobs,usage and without it, real
+# unprivileged users (fwuser1..4), an operator (fwuser5, AdminLevel=Operator)
+# and root run sprio, sshare, sshare -a and `fairway explain job` (their own
+# job and another user's) against the live controller. The same state is
+# served once by priority/fairway and once by priority/multifactor
+# (restart_ctld switching the plugin): every user's sprio job list (id,
+# user), sshare rows (account, user, raw shares, raw usage) must be identical
+# under both plugins. Root and the operator see every job; under
+# PrivateData=jobs a plain user sees only their own; `fairway explain` of a
+# hidden job fails cleanly (non-zero exit, no crash) and the controller
+# stays up.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+dir=$(mktemp -d /tmp/fairway-privacy.XXXXXX)
+chmod 755 "$dir"
+c=$dir/c
+trap 'stop_cluster "$c"; rm -rf "$FW_PLUGIN_DIR"; [ -n "${FW_KEEP:-}" ] || rm -rf "$dir"' EXIT
+prepare_plugin_dir || exit 1
+mkdir -p "$c" "$dir/out"
+chmod 755 "$FW_TOP/fairway" 2>/dev/null
+FAIRWAY="$FW_TOP/fairway"
+
+as() {  # as USER CMD...: root runs it directly
+  local u=$1; shift
+  if [ "$u" = root ]; then timeout 30 "$@"; else timeout 30 runuser -u "$u" -- "$@"; fi
+}
+# view TAG: what every user sees, one file per user and command.
+view() {
+  local tag=$1 u
+  for u in root fwuser1 fwuser2 fwuser4 fwuser5; do
+    as "$u" sprio -h -o '%i %u' 2>&1 | sort -n > "$dir/out/$tag.$u.sprio"
+    as "$u" squeue -h -o '%i %u' 2>&1 | sort -n > "$dir/out/$tag.$u.squeue"
+    as "$u" sshare -n -P -o account,user,rawshares,rawusage 2>&1 | sort > "$dir/out/$tag.$u.sshare"
+    as "$u" sshare -a -n -P -o account,user,rawshares,rawusage 2>&1 | sort > "$dir/out/$tag.$u.sshare-a"
+  done
+}
+ids() { cut -d' ' -f1 "$1" | tr '\n' ' '; }
+
+cat > "$dir/extra.conf" <<CONF
+PriorityCalcPeriod=1
+PriorityDecayHalfLife=0
+PriorityUsageResetPeriod=YEARLY
+CONF
+log "starting cluster"
+start_cluster "$c" priority/fairway "$dir/extra.conf" || { fail "cluster start"; summary; exit 1; }
+create_example_tree
+sacctmgr -i modify user fwuser5 set adminlevel=operator >/dev/null
+# Some usage (exact: no decay), then one pending job per user and root.
+submit_as fwuser1 -n2 --wrap 'sleep 3' >/dev/null
+submit_as fwuser4 -n1 --wrap 'sleep 2' >/dev/null
+wait_jobs_done 120
+wait_decay_passes "$c" 1
+drain_node
+declare -A job
+for u in fwuser1 fwuser2 fwuser3 fwuser4 fwuser5; do job[$u]=$(submit_as "$u" -n1 --wrap 'sleep 1'); done
+job[root]=$(sbatch --parsable -A root -n1 -o /dev/null --wrap 'sleep 1')
+all_jobs=$(printf '%s\n' "${job[@]}" | sort -n | tr '\n' ' ')
+log "jobs: $all_jobs"
+
+for setting in none jobs,usage; do
+  if [ "$setting" = none ]; then
+    printf 'PrivateData=cloud\n' > "$dir/pd.conf"   # no jobs/usage privacy
+  else
+    printf 'PrivateData=%s\n' "$setting" > "$dir/pd.conf"
+  fi
+  for type in priority/multifactor priority/fairway; do
+    tag="$setting.${type#priority/}"
+    since=$(date +%s)
+    restart_ctld "$c" "$type" "$dir/pd.conf" >/dev/null 2>&1 || fail "$tag: restart"
+    # Both plugins run a pass as their decay thread starts.
+    for _ in $(seq 70); do [ "$(last_decay_ran "$c")" -ge "$since" ] && break; sleep 1; done
+    sleep 1
+    view "$tag"
+  done
+  # Fairway versus multifactor, user by user.
+  ok=1
+  for f in "$dir"/out/"$setting".fairway.*; do
+    m=${f/.fairway./.multifactor.}
+    if ! diff -u "$m" "$f" > "$f.diff"; then
+      ok=0; fail "PrivateData=$setting: $(basename "$f") differs from multifactor"; head -20 "$f.diff"
+    fi
+  done
+  [ $ok = 1 ] && pass "PrivateData=$setting: every user's sprio, squeue, sshare and sshare -a identical to multifactor"
+
+  # Root and the operator see every job, plain users see what the setting allows.
+  for u in root fwuser5; do
+    [ "$(ids "$dir/out/$setting.fairway.$u.sprio")" = "$all_jobs" ] \
+      && pass "PrivateData=$setting: $u sees all jobs in sprio" \
+      || fail "PrivateData=$setting: $u sees '$(ids "$dir/out/$setting.fairway.$u.sprio")', expected '$all_jobs'"
+  done
+  if [ "$setting" = none ]; then
+    [ "$(ids "$dir/out/$setting.fairway.fwuser1.sprio")" = "$all_jobs" ] \
+      && pass "PrivateData=none: fwuser1 sees all jobs" || fail "PrivateData=none: fwuser1 does not see all jobs"
+  else
+    [ "$(ids "$dir/out/$setting.fairway.fwuser1.sprio")" = "${job[fwuser1]} " ] \
+      && pass "PrivateData=jobs: fwuser1 sees only its own job in sprio" \
+      || fail "PrivateData=jobs: fwuser1 sees '$(ids "$dir/out/$setting.fairway.fwuser1.sprio")'"
+    if grep -qv '|fwuser1|\|^[^|]*||' "$dir/out/$setting.fairway.fwuser1.sshare-a"; then
+      log "PrivateData=usage: fwuser1's sshare -a shows: $(tr '\n' ' ' < "$dir/out/$setting.fairway.fwuser1.sshare-a")"
+    fi
+    rows_root=$(wc -l < "$dir/out/$setting.fairway.root.sshare-a")
+    rows_user=$(wc -l < "$dir/out/$setting.fairway.fwuser1.sshare-a")
+    [ "$rows_user" -lt "$rows_root" ] \
+      && pass "PrivateData=usage: fwuser1's sshare -a shows fewer rows ($rows_user) than root's ($rows_root)" \
+      || fail "PrivateData=usage: fwuser1 sees $rows_user sshare rows, root $rows_root"
+  fi
+
+  # fairway explain as users (Fairway still loaded).
+  for u in root fwuser1 fwuser5; do
+    as "$u" "$FAIRWAY" explain job "${job[fwuser1]}" > "$dir/out/$setting.explain.$u.own" 2>&1
+    echo "rc=$?" >> "$dir/out/$setting.explain.$u.own"
+    as "$u" "$FAIRWAY" explain job "${job[fwuser2]}" > "$dir/out/$setting.explain.$u.other" 2>&1
+    echo "rc=$?" >> "$dir/out/$setting.explain.$u.other"
+  done
+  for u in root fwuser5; do
+    rc=$(tail -1 "$dir/out/$setting.explain.$u.own")
+    [ "$rc" = rc=0 ] && pass "PrivateData=$setting: $u explains job ${job[fwuser1]} (fwuser1's)" \
+      || { fail "PrivateData=$setting: $u cannot explain fwuser1's job ($rc)"; head -5 "$dir/out/$setting.explain.$u.own"; }
+  done
+  # A plain user's own job: explain needs the whole association tree, which
+  # PrivateData=usage hides from them; a clean refusal is what is required.
+  rc=$(tail -1 "$dir/out/$setting.explain.fwuser1.own")
+  msg=$(grep -v '^rc=' "$dir/out/$setting.explain.fwuser1.own" | head -1 | cut -c1-150)
+  if [ "$rc" = rc=0 ]; then
+    pass "PrivateData=$setting: fwuser1 explains its own job"
+  elif [ "$setting" != none ] && case $rc in rc=1 | rc=2 | rc=3) true ;; *) false ;; esac; then
+    pass "PrivateData=$setting: fwuser1's own job: explain refuses cleanly, the tree being hidden ($rc: $msg)"
+  else
+    fail "PrivateData=$setting: fwuser1 cannot explain its own job ($rc: $msg)"
+  fi
+  rc=$(tail -1 "$dir/out/$setting.explain.fwuser1.other")
+  if [ "$setting" = none ]; then
+    [ "$rc" = rc=0 ] && pass "PrivateData=none: fwuser1 explains fwuser2's job" \
+      || { fail "PrivateData=none: fwuser1 cannot explain fwuser2's job ($rc)"; head -5 "$dir/out/$setting.explain.fwuser1.other"; }
+  else
+    case $rc in
+      rc=0) fail "PrivateData=jobs: fwuser1 explained fwuser2's hidden job"; head -5 "$dir/out/$setting.explain.fwuser1.other" ;;
+      rc=1 | rc=2 | rc=3) pass "PrivateData=jobs: explain of a hidden job fails cleanly ($rc: $(grep -v '^rc=' "$dir/out/$setting.explain.fwuser1.other" | head -1 | cut -c1-150))" ;;
+      *) fail "PrivateData=jobs: explain of a hidden job ended with $rc (crash?)"; head -5 "$dir/out/$setting.explain.fwuser1.other" ;;
+    esac
+    if cat "$dir/out/$setting.explain.fwuser1."* | grep -v '^rc=' | grep -qE "fwuser[2-5]|account=?[cdef]\b"; then
+      fail "PrivateData=jobs,usage: fwuser1's explain output names other users or accounts"
+    else
+      pass "PrivateData=jobs,usage: fwuser1's explain output names no other user or account"
+    fi
+  fi
+  timeout 10 scontrol ping | grep -q UP && pass "PrivateData=$setting: controller up after all user queries" \
+    || fail "PrivateData=$setting: controller down"
+done
+summary
