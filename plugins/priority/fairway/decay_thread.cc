@@ -34,6 +34,7 @@ bool g_state_read = false;
 std::thread* g_thread = nullptr;    // raw: no static destructor at exit
 std::atomic<time_t> g_last_ran{0};
 bool g_bootstrap_wanted = false;  // set by StartDecayThread
+size_t g_charged_this_pass = 0;   // jobs charged by the current pass
 
 bool IsClassicFamily(FairshareMode mode) {
   return mode == FairshareMode::kClassic || mode == FairshareMode::kDepthOblivious;
@@ -75,12 +76,12 @@ void RunPass(time_t start_time, ResetPeriod* reset_period, time_t* last_reset,
   if (!skip) {
     lock_slurmctld(job_write_lock);
     site_factor_g_update();
-    ChargeRunningJobs(last_ran, start_time);
+    g_charged_this_pass = ChargeRunningJobs(last_ran, start_time);
     unlock_slurmctld(job_write_lock);
   } else if (!classic) {
     // Fair Tree charges from each job's start when there is no decay clock.
     lock_slurmctld(job_write_lock);
-    ChargeRunningJobs(last_ran, start_time);
+    g_charged_this_pass = ChargeRunningJobs(last_ran, start_time);
     unlock_slurmctld(job_write_lock);
   }
   if (config->params.Mode() == FairshareMode::kPlannedUse) {
@@ -129,6 +130,8 @@ void ThreadMain() {
       g_reconfig = false;
     }
     config = CurrentConfig();
+    g_charged_this_pass = 0;
+    const time_t reset_before = last_reset;
     try {
       RunPass(start_time, &reset_period, &last_reset, &next_reset);
     } catch (const std::exception& e) {
@@ -140,7 +143,11 @@ void ThreadMain() {
     // only every few minutes, so a crash would lose more than one pass.
     // In this order a crash in between loses at most one pass and never
     // charges one twice.
-    if (config->calc_fairshare) dump_assoc_mgr_state();
+    // Only when the pass charged jobs or reset usage: decay alone loses
+    // nothing if a crash replays it from the older state.
+    if (config->calc_fairshare && (g_charged_this_pass > 0 || last_reset != reset_before)) {
+      dump_assoc_mgr_state();
+    }
     deadline += std::chrono::seconds(slurm_conf.priority_calc_period);
     g_wakeup.wait_until(lock, deadline, [] { return g_shutdown; });
     start_time = time(nullptr);
@@ -169,14 +176,18 @@ void RecomputeFairshare() {
   assoc_mgr_unlock(&locks);
 }
 
-void ChargeRunningJobs(time_t start_period, time_t now) {
-  if (!job_list) return;
+size_t ChargeRunningJobs(time_t start_period, time_t now) {
+  if (!job_list) return 0;
   auto config = CurrentConfig();
+  size_t charged = 0;
   ListIterator it = list_iterator_create(job_list);
   while (auto* job = static_cast<job_record_t*>(list_next(it))) {
-    if (ShouldChargePeriodically(job, *config)) ChargeJob(job, start_period, now, false, *config);
+    if (ShouldChargePeriodically(job, *config)) {
+      charged += ChargeJob(job, start_period, now, false, *config);
+    }
   }
   list_iterator_destroy(it);
+  return charged;
 }
 
 void RecomputeJobPriorities(time_t now) {

@@ -7,6 +7,7 @@
 #ifndef FAIRWAY_PLUGIN_DECAY_THREAD_H_
 #define FAIRWAY_PLUGIN_DECAY_THREAD_H_
 
+#include <cstddef>
 #include <ctime>
 
 namespace fairway::plugin {
@@ -26,8 +27,9 @@ time_t LastDecayRan();
 void RecomputeFairshare();
 // Requires the job WRITE lock: recomputes every eligible job's priority.
 void RecomputeJobPriorities(time_t now);
-// Requires the job WRITE lock: charges every running job up to now.
-void ChargeRunningJobs(time_t start_period, time_t now);
+// Requires the job WRITE lock: charges every running job up to now;
+// returns how many were charged.
+size_t ChargeRunningJobs(time_t start_period, time_t now);
 
 }  // namespace fairway::plugin
 
