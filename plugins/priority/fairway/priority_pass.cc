@@ -34,12 +34,12 @@ uint64_t FingerprintOf(const job_record_t* job) {
       reinterpret_cast<uintptr_t>(job->qos_ptr),
       reinterpret_cast<uintptr_t>(job->assoc_ptr),
   };
-  uint64_t hash = 1469598103934665603ull;  // FNV-1a over the fields
+  // One multiply-xorshift per field: this runs twice per pending job per
+  // pass, so a byte-wise hash would cost more than the priority itself.
+  uint64_t hash = 0x9e3779b97f4a7c15ull;
   for (uint64_t v : fields) {
-    for (int b = 0; b < 8; ++b) {
-      hash ^= (v >> (8 * b)) & 0xff;
-      hash *= 1099511628211ull;
-    }
+    hash = (hash ^ v) * 0xbf58476d1ce4e5b9ull;
+    hash ^= hash >> 31;
   }
   return hash;
 }
