@@ -196,7 +196,7 @@ b[o] ^= 0x04; open(p,'wb').write(b)" "$1" "$2"
 }
 
 log "damaged priority_last_decay_ran"
-damage_case "decay truncated" "$decay" 'head -c 7 "$dir/saved" > "$file"' "file is 7 bytes, expected 16.*trying.*priority_last_decay_ran.old"
+damage_case "decay truncated" "$decay" 'head -c 7 "$dir/saved" > "$file"' "file is 7 bytes, expected 16.*kept as .*priority_last_decay_ran.damaged, trying.*priority_last_decay_ran.old"
 damage_case "decay zero-length" "$decay" ': > "$file"' "file is 0 bytes, expected 16"
 damage_case "decay sign bit flipped (negative time)" "$decay" 'python3 -c "import sys;b=bytearray(open(sys.argv[1],\"rb\").read());b[0]^=0x80;open(sys.argv[1],\"wb\").write(b)" "$file"' "negative time stamps"
 damage_case "decay garbage" "$decay" 'printf "garbage\\n" > "$file"' "file is 8 bytes, expected 16"
@@ -216,7 +216,7 @@ else
 fi
 
 log "damaged fairway_planned_use"
-damage_case "ledger truncated" "$ledger" 'head -c $(($(stat -c %s "$dir/saved") / 2)) "$dir/saved" > "$file"' "fairway_planned_use is damaged \\(planned-use ledger: truncated or corrupted \\(no checksum line\\)\\); trying .*fairway_planned_use.old"
+damage_case "ledger truncated" "$ledger" 'head -c $(($(stat -c %s "$dir/saved") / 2)) "$dir/saved" > "$file"' "fairway_planned_use is damaged \\(planned-use ledger: truncated or corrupted \\(no checksum line\\)\\); kept as .*fairway_planned_use.damaged, trying .*fairway_planned_use.old"
 damage_case "ledger zero-length" "$ledger" ': > "$file"' "damaged \\(planned-use ledger: truncated \\(0 bytes, no header\\)\\)"
 damage_case "ledger wrong version" "$ledger" 'sed "1s/^FWPU 1$/FWPU 2/" "$dir/saved" > "$file"' "unsupported version '2' \\(expected 1\\)"
 damage_case "ledger bit-flipped" "$ledger" 'flip_byte "$file" $(($(stat -c %s "$file") / 2))' "checksum mismatch|malformed"

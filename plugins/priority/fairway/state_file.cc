@@ -145,10 +145,14 @@ bool WriteStateFile(const std::string& name, const std::string& bytes) {
                std::strerror(write_errno));
       unlink(new_path.c_str());
     } else {
-      // Keep the previous copy as .old, then replace atomically.
-      unlink(old_path.c_str());
-      if (link(path.c_str(), old_path.c_str()) != 0 && errno != ENOENT) {
-        LogVerbose("could not keep %s: %s", old_path.c_str(), std::strerror(errno));
+      // Keep the previous copy as .old, then replace atomically. With no
+      // current file (first write, or a damaged one set aside) the existing
+      // .old is the last good copy and stays.
+      if (access(path.c_str(), F_OK) == 0) {
+        unlink(old_path.c_str());
+        if (link(path.c_str(), old_path.c_str()) != 0) {
+          LogVerbose("could not keep %s: %s", old_path.c_str(), std::strerror(errno));
+        }
       }
       if (rename(new_path.c_str(), path.c_str()) != 0) {
         LogError("cannot save state file %s: rename from %s: %s", path.c_str(), new_path.c_str(),
