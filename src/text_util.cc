@@ -32,6 +32,11 @@ std::vector<std::string> Split(const std::string& text, char separator) {
   return parts;
 }
 
+std::string StripConfComment(std::string_view line) {
+  size_t hash = line.find('#');
+  return Trim(hash == std::string_view::npos ? line : line.substr(0, hash));
+}
+
 std::optional<int64_t> ParseUnsigned(std::string_view text) {
   if (text.empty() || text.size() > 18) return std::nullopt;
   int64_t value = 0;

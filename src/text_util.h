@@ -14,6 +14,9 @@ namespace fairway {
 std::string Trim(std::string_view text);
 std::string ToLower(std::string_view text);
 std::vector<std::string> Split(const std::string& text, char separator);
+// A configuration-file line (slurm.conf, slurmdbd.conf) without its '#'
+// comment and surrounding blanks.
+std::string StripConfComment(std::string_view line);
 // A whole non-negative decimal integer (no sign, no spaces, no overflow).
 std::optional<int64_t> ParseUnsigned(std::string_view text);
 // A whole finite or infinite double as strtod reads it, nothing trailing.

@@ -45,8 +45,7 @@ bool ParseSlurmdbdConf(std::istream& in, const std::string& source, SlurmdbdConf
   int line = 0;
   while (std::getline(in, raw)) {
     ++line;
-    size_t hash = raw.find('#');
-    std::string text = Trim(hash == std::string::npos ? raw : raw.substr(0, hash));
+    std::string text = StripConfComment(raw);
     if (text.empty()) continue;
     size_t eq = text.find('=');
     if (eq == std::string::npos) continue;  // slurmdbd ignores such lines too

@@ -361,8 +361,7 @@ SlurmConf ParseSlurmConf(std::istream& in, const std::string& source) {
   int line = 0;
   while (std::getline(in, raw)) {
     ++line;
-    size_t hash = raw.find('#');
-    std::string text = Trim(hash == std::string::npos ? raw : raw.substr(0, hash));
+    std::string text = StripConfComment(raw);
     if (text.empty()) continue;
     std::vector<std::string> tokens = Tokens(text);
     if (tokens.empty()) continue;
