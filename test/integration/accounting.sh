@@ -181,7 +181,7 @@ expect_error "unknown cluster" "table nosuch_job_table does not exist" \
 # never writes): reported with its job id and skipped.
 bad_job=$(tail -n +2 "$dir/trace.csv" | head -1 | cut -d, -f4)
 mariadb --no-defaults --socket="$MYSQL_UNIX_PORT" -u root slurm_acct_db \
-  -e "UPDATE fairway_job_table SET tres_alloc='1=two' WHERE id_job=$bad_job" || fail "cannot damage a row"
+  -e "UPDATE ${FAIRWAY_CLUSTER_NAME:-fairway}_job_table SET tres_alloc='1=two' WHERE id_job=$bad_job" || fail "cannot damage a row"
 "$FAIRWAY" usage export > "$dir/export-bad.scenario" 2> "$dir/export-bad.err"
 rc=$?
 if [ $rc = 0 ] && grep -q "warning: job $bad_job skipped: tres_alloc '1=two'" "$dir/export-bad.err" &&
