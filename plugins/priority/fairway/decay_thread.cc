@@ -190,24 +190,6 @@ size_t ChargeRunningJobs(time_t start_period, time_t now) {
   return charged;
 }
 
-void RecomputeJobPriorities(time_t now) {
-  if (!job_list) return;
-  auto config = CurrentConfig();
-  const bool incr_only = config->params.flags & kFlagIncrOnly;
-  const bool running_too = config->params.flags & kFlagCalculateRunning;
-  ListIterator it = list_iterator_create(job_list);
-  while (auto* job = static_cast<job_record_t*>(list_next(it))) {
-    if (job->priority == 0 || IS_JOB_POWER_UP_NODE(job)) continue;
-    if (!IS_JOB_PENDING(job) && !running_too) continue;
-    uint32_t priority = ComputeAndStoreJobPriority(job, now, *config);
-    if (!incr_only || job->priority < priority) {
-      job->priority = priority;
-      last_job_update = time(nullptr);
-    }
-  }
-  list_iterator_destroy(it);
-}
-
 void StartDecayThread() {
   std::unique_lock<std::mutex> lock(g_mutex);
   if (g_thread) return;

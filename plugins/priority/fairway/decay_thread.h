@@ -25,8 +25,6 @@ time_t LastDecayRan();
 
 // One pass's fairshare: snapshot, compute, write back under assoc W.
 void RecomputeFairshare();
-// Requires the job WRITE lock: recomputes every eligible job's priority.
-void RecomputeJobPriorities(time_t now);
 // Requires the job WRITE lock: charges every running job up to now;
 // returns how many were charged.
 size_t ChargeRunningJobs(time_t start_period, time_t now);

@@ -71,13 +71,13 @@ extern "C" FAIRWAY_EXPORT int init(void) {
     if (!with_slurmdbd) {
       // No decay thread without accounting; factors are computed once so
       // that sprio has data, then on job events only (as multifactor does).
+      // No decay thread exists here, so the pass's buffers are ours.
       time_t now = time(nullptr);
-      auto config = fp::CurrentConfig();
       slurmctld_lock_t job_write_lock = {NO_LOCK, WRITE_LOCK, READ_LOCK, READ_LOCK, NO_LOCK};
       lock_slurmctld(job_write_lock);
       fp::ChargeRunningJobs(0, now);
-      fp::RecomputeJobPriorities(now);
       unlock_slurmctld(job_write_lock);
+      fp::RunPriorityPass(now);
     } else if (assoc_mgr_root_assoc) {
       assoc_mgr_root_assoc->usage->usage_efctv = 1.0;
       fp::StartDecayThread();

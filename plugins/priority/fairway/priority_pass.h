@@ -11,8 +11,9 @@
 
 namespace fairway::plugin {
 
-// Takes the locks itself; the caller holds none. Only the decay thread calls
-// it (its buffers are reused between passes).
+// Takes the locks itself; the caller holds none. Only one thread at a time
+// may call it (its buffers are reused between passes): the decay thread, or
+// init() when there is no decay thread (no slurmdbd).
 void RunPriorityPass(time_t now);
 
 // Frees the buffers kept between passes (plugin fini).
