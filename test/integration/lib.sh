@@ -19,11 +19,13 @@ fail() { FW_FAILURES=$((FW_FAILURES + 1)); printf 'FAIL: %s\n' "$*"; }
 # The directory holding the freshly built priority_fairway.so, copied so that
 # the plugin under test is the one just built and nothing else.
 prepare_plugin_dir() {
-  local so="$FW_TOP/.libs/priority_fairway.so"
+  # FW_PLUGIN_SO: another build of the plugin (e.g. an older one, to show
+  # that a scenario catches a regression).
+  local so=${FW_PLUGIN_SO:-$FW_TOP/.libs/priority_fairway.so}
   [ -f "$so" ] || { echo "lib.sh: $so not built (make first)" >&2; return 1; }
   FW_PLUGIN_DIR=$(mktemp -d /tmp/fairway-plugin.XXXXXX)
   chmod 755 "$FW_PLUGIN_DIR"
-  cp "$so" "$FW_PLUGIN_DIR/"
+  cp "$so" "$FW_PLUGIN_DIR/priority_fairway.so"
 }
 
 # start_cluster DIR TYPE [EXTRA_CONF_FILE]

@@ -76,9 +76,11 @@ end=$((SECONDS + STORM))
 loop() { local name=$1; shift; while [ $SECONDS -lt $end ]; do "$@"; done; }
 ( loop reconfigure bash -c "$(declare -f call); dir=$dir CALL_TIMEOUT=$CALL_TIMEOUT; call reconfigure scontrol reconfigure; sleep 3" ) &
 pids+=($!)
+# Back to back: setdebugflags calls priority_p_reconfig under the job read
+# lock, so it must meet passes that are waiting for the job write lock.
 ( while [ $SECONDS -lt $end ]; do
-    call debugflags scontrol setdebugflags +priority; sleep 1
-    call debugflags scontrol setdebugflags -priority; sleep 1
+    call debugflags scontrol setdebugflags +priority
+    call debugflags scontrol setdebugflags -priority
   done ) & pids+=($!)
 ( while [ $SECONDS -lt $end ]; do
     call sbatch runuser -u fwuser2 -- sbatch -Q -o /dev/null -e /dev/null --wrap true

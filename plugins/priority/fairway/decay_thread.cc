@@ -25,13 +25,19 @@ namespace fairway::plugin {
 
 namespace {
 
-std::mutex g_mutex;                 // guards the flags below and one pass
+// g_mutex guards the three fields below it and is held only for them and
+// the sleep between passes, never across a pass: slurmctld calls
+// priority_p_reconfig and fini while holding its own locks (setdebugflags
+// holds the job read lock), and a pass waits for those locks.
+std::mutex g_mutex;
 std::condition_variable g_wakeup;   // fini wakes the sleeping thread
 std::condition_variable g_started;  // StartDecayThread waits for the state
 bool g_shutdown = false;
-bool g_reconfig = false;
 bool g_state_read = false;
 std::thread* g_thread = nullptr;    // raw: no static destructor at exit
+// Set by priority_p_reconfig, read at the start of the next pass; an atomic
+// so that the caller never waits for a pass.
+std::atomic<bool> g_reconfig{false};
 std::atomic<time_t> g_last_ran{0};
 bool g_bootstrap_wanted = false;  // set by StartDecayThread
 size_t g_charged_this_pass = 0;   // jobs charged by the current pass
@@ -122,12 +128,10 @@ void ThreadMain() {
   // monotonic clock: a wall clock set back must not stall the passes (with
   // a system_clock deadline the thread would wait until the clock caught up).
   auto deadline = std::chrono::steady_clock::now();
-  std::unique_lock<std::mutex> lock(g_mutex);
-  while (!g_shutdown) {
-    if (g_reconfig) {
+  for (;;) {
+    if (g_reconfig.exchange(false)) {
       reset_period = CurrentConfig()->params.reset_period;
       next_reset = 0;
-      g_reconfig = false;
     }
     config = CurrentConfig();
     g_charged_this_pass = 0;
@@ -149,7 +153,9 @@ void ThreadMain() {
       dump_assoc_mgr_state();
     }
     deadline += std::chrono::seconds(slurm_conf.priority_calc_period);
-    g_wakeup.wait_until(lock, deadline, [] { return g_shutdown; });
+    std::unique_lock<std::mutex> lock(g_mutex);
+    if (g_wakeup.wait_until(lock, deadline, [] { return g_shutdown; })) break;
+    lock.unlock();
     start_time = time(nullptr);
   }
 }
@@ -215,17 +221,7 @@ void StopDecayThread() {
   }
 }
 
-bool DecayThreadRunning() {
-  std::lock_guard<std::mutex> lock(g_mutex);
-  return g_thread != nullptr;
-}
-
-void RequestReconfig() {
-  // Not under g_mutex: a pass may hold it for a while; the flag is read at
-  // the start of the next pass.
-  std::lock_guard<std::mutex> lock(g_mutex);
-  g_reconfig = true;
-}
+void RequestReconfig() { g_reconfig = true; }
 
 time_t LastDecayRan() { return g_last_ran.load(); }
 

@@ -17,8 +17,8 @@ namespace fairway::plugin {
 void StartDecayThread();
 // Wakes the thread, waits for its current pass to finish and joins it.
 void StopDecayThread();
-bool DecayThreadRunning();
-// The next pass re-reads the reset period and decay factor.
+// The next pass re-reads the reset period and decay factor. Never waits:
+// slurmctld calls it while holding its own locks.
 void RequestReconfig();
 // When the last pass ran (0 before the first), for job-end charging.
 time_t LastDecayRan();
