@@ -9,6 +9,7 @@
 #include <pwd.h>
 
 #include "text_util.h"
+#include "tres_weight.h"
 
 extern "C" {
 #include <slurm/slurm.h>
@@ -150,8 +151,8 @@ bool LoadControllerState(ControllerState* state, std::string* error) {
   });
   slurm_free_assoc_mgr_info_msg(info);
 
-  // PriorityWeightTRES in the controller's TRES order (unit suffixes divide
-  // the weight, as slurm_get_tres_weight_array does).
+  // PriorityWeightTRES in the controller's TRES order, each value scaled
+  // by its unit as slurm_get_tres_weight_array does.
   p.weight_tres.clear();
   if (!weight_tres.empty()) {
     p.weight_tres.assign(state->tres_names.size(), 0.0);
@@ -160,21 +161,25 @@ bool LoadControllerState(ControllerState* state, std::string* error) {
       if (eq == std::string::npos) continue;
       std::string name = ToLower(Trim(item.substr(0, eq)));
       std::string value = Trim(item.substr(eq + 1));
-      char* end = nullptr;
-      double w = std::strtod(value.c_str(), &end);
-      if (end && *end) {
-        double div = 1;
-        switch (*end) {
-          case 'K': case 'k': div = 1; break;
-          case 'M': case 'm': div = 1; break;
-          case 'G': case 'g': div = 1024; break;
-          case 'T': case 't': div = 1024.0 * 1024; break;
-          default: break;
-        }
-        w /= div;
+      std::string why;
+      std::optional<double> parsed =
+          ParseTresWeightValue(name.substr(0, name.find('/')), value, &why);
+      if (!parsed) {
+        // The plugin then disables every TRES weight (fail=false), as here.
+        p.weight_tres.clear();
+        break;
       }
+      const double w = *parsed;
+      bool configured = false;
       for (size_t i = 0; i < state->tres_names.size(); ++i) {
-        if (ToLower(state->tres_names[i]) == name) p.weight_tres[i] = w;
+        if (ToLower(state->tres_names[i]) == name) {
+          p.weight_tres[i] = w;
+          configured = true;
+        }
+      }
+      if (!configured) {  // a TRES the controller does not track: the same
+        p.weight_tres.clear();
+        break;
       }
     }
   }

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "../text_util.h"
+#include "../tres_weight.h"
 
 namespace fairway {
 
@@ -248,18 +249,6 @@ std::vector<std::string> Tokens(const std::string& line) {
 
 }  // namespace
 
-std::optional<double> SuffixMultiplier(std::string_view suffix) {
-  std::string s = ToLower(suffix);
-  if (s.empty()) return 1.0;
-  static const char* const kLetters = "kmgtp";
-  for (int i = 0; i < 5; ++i) {
-    std::string l(1, kLetters[i]);
-    if (s == l || s == l + "ib") return std::pow(1024.0, i + 1);
-    if (s == l + "b") return std::pow(1000.0, i + 1);
-  }
-  return std::nullopt;
-}
-
 std::vector<TresWeight> ParseTresWeights(std::string_view text, Diagnostics* diagnostics) {
   std::vector<TresWeight> weights;
   auto bad = [&](const std::string& item, const std::string& why) {
@@ -295,19 +284,13 @@ std::vector<TresWeight> ParseTresWeights(std::string_view text, Diagnostics* dia
                 "gres/NAME, license/NAME, bb/NAME, fs/NAME, ic/NAME)");
       continue;
     }
-    errno = 0;
-    char* end = nullptr;
-    double w = std::strtod(value.c_str(), &end);
-    if (end == value.c_str() || errno != 0 || !std::isfinite(w) || w < 0) {
-      bad(item, "'" + value + "' is not a non-negative number");
+    std::string why;
+    std::optional<double> w = ParseTresWeightValue(type, value, &why);
+    if (!w || *w < 0) {
+      bad(item, w ? "'" + value + "' is negative" : why);
       continue;
     }
-    std::optional<double> mult = SuffixMultiplier(Trim(end));
-    if (!mult) {
-      bad(item, "unknown unit '" + Trim(end) + "' (K, M, G, T, P, optionally with B or iB)");
-      continue;
-    }
-    weights.push_back({name, w / *mult, item});
+    weights.push_back({name, *w, item});
   }
   return weights;
 }

@@ -28,9 +28,8 @@ struct ConfDiagnostic {
   int line = 0;
 };
 
-// One PriorityWeightTRES item: "TYPE[/NAME]=VALUE[UNIT]". weight is VALUE
-// divided by the unit's multiplier (K=1024, KB=1000, ... as Slurm's
-// suffix_mult), which is what Slurm stores.
+// One PriorityWeightTRES item: "TYPE[/NAME]=VALUE[UNIT]". weight is what
+// Slurm stores: VALUE scaled by its unit (ParseTresWeightValue).
 struct TresWeight {
   std::string name;  // lower-case "cpu", "mem", "gres/gpu", ...
   double weight = 0;
@@ -62,10 +61,6 @@ bool ReadSlurmConfFile(const std::string& path, SlurmConf* conf, std::string* er
 // PriorityWeightTRES, as slurm_get_tres_weight_array reads it. Malformed
 // items become diagnostics and are skipped.
 std::vector<TresWeight> ParseTresWeights(std::string_view text, Diagnostics* diagnostics);
-
-// Slurm's suffix_mult: "" 1, K/KiB 1024, KB 1000, ... up to P/PiB, PB;
-// nullopt for an unknown unit. Case-insensitive.
-std::optional<double> SuffixMultiplier(std::string_view suffix);
 
 // Number of host names in a Slurm host list ("n[1-3,7],gpu[01-02]x[1-2]").
 // nullopt when malformed (unbalanced brackets, bad range).

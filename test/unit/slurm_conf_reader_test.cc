@@ -39,7 +39,7 @@ TEST(SlurmConfReader, CleanFileReadsEverySetting) {
   ASSERT_EQ(conf.tres_weights.size(), 3u);
   EXPECT_EQ(conf.tres_weights[0].name, "cpu");
   EXPECT_DOUBLE_EQ(conf.tres_weights[0].weight, 2000);
-  EXPECT_DOUBLE_EQ(conf.tres_weights[1].weight, 1.0 / (1024.0 * 1024 * 1024));  // 1G
+  EXPECT_DOUBLE_EQ(conf.tres_weights[1].weight, 1.0 / 1024);  // mem=1G: per MB
   EXPECT_EQ(conf.tres_weights[2].name, "gres/gpu");
   EXPECT_EQ(conf.node_count, 6u);
   EXPECT_EQ(conf.cpu_count, 5u * 8 + 64);
@@ -104,9 +104,10 @@ TEST(SlurmConfReader, TresWeightsUnitsAndErrors) {
   std::vector<TresWeight> w = ParseTresWeights("CPU=1000,Mem=0.25G,license/matlab=3K,bb/x=2kb", &d);
   ASSERT_EQ(w.size(), 4u);
   EXPECT_TRUE(d.empty());
-  EXPECT_DOUBLE_EQ(w[1].weight, 0.25 / (1024.0 * 1024 * 1024));
+  // As slurm_get_tres_weight_array: memory and burst buffer count in MB.
+  EXPECT_DOUBLE_EQ(w[1].weight, 0.25 / 1024);
   EXPECT_DOUBLE_EQ(w[2].weight, 3.0 / 1024);
-  EXPECT_DOUBLE_EQ(w[3].weight, 2.0 / 1000);
+  EXPECT_DOUBLE_EQ(w[3].weight, 2.0);  // K is below MB: unchanged
   ParseTresWeights("foo=1,cpu=x,mem=1X,gres/gpu=,=3", &d);
   EXPECT_EQ(d.size(), 5u);
 }
