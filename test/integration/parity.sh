@@ -133,6 +133,38 @@ else
   fail "restart: decay clock $before -> $after"
 fi
 
+# Between passes: `scontrol update nice=` recomputes one job at once
+# (priority_p_set). Fairway serves the other jobs' sprio factors from its
+# last pass's table; the updated job must show its new factors at once, as
+# multifactor does. Fairway updates first; multifactor then shows the same
+# job after its first pass (the update is kept in the job state).
+wait_pass_since() {
+  local since=$1 limit=$((SECONDS + 150))
+  while [ "$(last_decay_ran "$dir/c")" -lt "$since" ]; do
+    [ $SECONDS -gt $limit ] && return 1
+    sleep 2
+  done
+}
+job=$(squeue -h -t PD -o %i | sort -n | head -1)
+nice_before=$(scontrol show job "$job" | grep -oE 'Nice=-?[0-9]+')
+since=$(date +%s)
+restart_ctld "$dir/c" priority/fairway "$dir/fair_tree.conf" >/dev/null 2>&1 && wait_pass_since "$since" \
+  || fail "update: no pass with fairway"
+scontrol update jobid="$job" nice=77
+sprio -l -h -j "$job" > "$out/update.fairway.sprio"
+scontrol show job "$job" | grep -oE 'Priority=[0-9]+ Nice=-?[0-9]+' >> "$out/update.fairway.sprio"
+since=$(date +%s)
+restart_ctld "$dir/c" priority/multifactor "$dir/fair_tree.conf" >/dev/null 2>&1 && wait_pass_since "$since" \
+  || fail "update: no pass with multifactor"
+sprio -l -h -j "$job" > "$out/update.multifactor.sprio"
+scontrol show job "$job" | grep -oE 'Priority=[0-9]+ Nice=-?[0-9]+' >> "$out/update.multifactor.sprio"
+if [ -s "$out/update.fairway.sprio" ] && grep -q "Nice=77" "$out/update.fairway.sprio" \
+   && diff -u "$out/update.multifactor.sprio" "$out/update.fairway.sprio"; then
+  pass "update: job $job's sprio row after nice 77 (was $nice_before) equals multifactor's"
+else
+  fail "update: job $job's sprio row after the update differs from multifactor's"
+fi
+
 if grep -q "priority/fairway: fairshare mode" "$dir/c/log/slurmctld.log"; then
   pass "slurmctld's log shows priority/fairway loaded"
 else

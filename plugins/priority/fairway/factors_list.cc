@@ -6,6 +6,7 @@
 
 #include "job_bridge.h"
 #include "plugin_config.h"
+#include "priority_pass.h"
 
 namespace fairway::plugin {
 
@@ -39,9 +40,17 @@ void DestroyFactors(void* object) {
   slurm_destroy_priority_factors_object(factors);
 }
 
-priority_factors_object_t* NewFactors(const job_record_t* job, const part_record_t* part) {
+// The job's factors as of the last pass that covered it, or as stored by
+// priority_p_set since (multifactor's sprio shows the same values).
+priority_factors_object_t* NewFactors(const job_record_t* job, const part_record_t* part,
+                                      const PluginConfig& config) {
   auto* obj = static_cast<priority_factors_object_t*>(xmalloc(sizeof(priority_factors_object_t)));
-  if (job->prio_factors) slurm_copy_priority_factors_object(obj, job->prio_factors);
+  StoredFactors from_pass;
+  if (LastPassFactors(job, &from_pass)) {
+    FillFactorsObject(from_pass, config, obj);
+  } else if (job->prio_factors) {
+    slurm_copy_priority_factors_object(obj, job->prio_factors);
+  }
   obj->job_id = job->job_id;
   obj->user_id = job->user_id;
   obj->partition = xstrdup(part->name);
@@ -63,7 +72,7 @@ void AddJob(job_record_t* job, priority_factors_request_msg_t* request,
       obj->user_id = job->user_id;
       obj->partition = xstrdup(job->part_ptr->name);
     } else {
-      obj = NewFactors(job, job->part_ptr);
+      obj = NewFactors(job, job->part_ptr, config);
     }
     list_append(out, obj);
     return;
@@ -71,7 +80,7 @@ void AddJob(job_record_t* job, priority_factors_request_msg_t* request,
   ListIterator it = list_iterator_create(job->part_ptr_list);
   while (auto* part = static_cast<part_record_t*>(list_next(it))) {
     if (!PartitionWanted(part_filter, part)) continue;
-    priority_factors_object_t* obj = NewFactors(job, part);
+    priority_factors_object_t* obj = NewFactors(job, part, config);
     FactorsForPartition(job, part, config, obj);
     list_append(out, obj);
   }

@@ -121,15 +121,19 @@ void GatherJobInputs(job_record_t* job, const PluginConfig& config, JobInputs* i
 
 namespace {
 
-// Stores weighted factors where sprio reads them; memory from xmalloc, as
-// Slurm frees it. The TRES arrays are reused when their size is unchanged:
-// a pass stores thousands of jobs and should not reallocate them all.
+// Stores weighted factors where sprio reads them.
 void StoreFactors(job_record_t* job, const StoredFactors& in, const PluginConfig& config) {
   if (!job->prio_factors) {
     job->prio_factors =
         static_cast<priority_factors_object_t*>(xmalloc(sizeof(priority_factors_object_t)));
   }
-  priority_factors_object_t* f = job->prio_factors;
+  FillFactorsObject(in, config, job->prio_factors);
+}
+
+}  // namespace
+
+void FillFactorsObject(const StoredFactors& in, const PluginConfig& config,
+                       priority_factors_object_t* f) {
   double* tres = f->priority_tres;
   double* weights = f->tres_weights;
   const uint32_t old_cnt = f->tres_cnt;
@@ -161,8 +165,6 @@ void StoreFactors(job_record_t* job, const StoredFactors& in, const PluginConfig
     f->tres_cnt = in.tres_cnt;
   }
 }
-
-}  // namespace
 
 StoredFactors StoredFactorsOf(const JobPriority& result) {
   const PriorityFactors& w = result.weighted;

@@ -37,6 +37,13 @@ struct StoredFactors {
 };
 StoredFactors StoredFactorsOf(const JobPriority& result);
 
+// Writes factors into *f (numbers, and TRES arrays from xmalloc, as Slurm
+// frees them): arrays already in *f are reused when their size is
+// unchanged, since a pass may store thousands of jobs. *f must be zeroed or
+// hold factors written by this function.
+void FillFactorsObject(const StoredFactors& in, const PluginConfig& config,
+                       priority_factors_object_t* f);
+
 // Requires: the job WRITE lock. Stores factors (reusing the job's arrays)
 // and priority_array. Does not set job->priority.
 void StoreJobFactors(job_record_t* job, const StoredFactors& stored, const PluginConfig& config);

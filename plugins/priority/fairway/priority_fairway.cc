@@ -114,6 +114,7 @@ extern "C" FAIRWAY_EXPORT int fini(void) {
 extern "C" FAIRWAY_EXPORT uint32_t priority_p_set(uint32_t last_prio, job_record_t* job_ptr) {
   try {
     site_factor_g_set(job_ptr);
+    fp::ForgetLastPassFactors(job_ptr->job_id);
     return fp::ComputeAndStoreJobPriority(job_ptr, time(nullptr), *fp::CurrentConfig());
   }
   // 1 is the lowest priority of a job that may run (0 would hold it).

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "job_bridge.h"
+#include "job_index.h"
 #include "job_priority.h"
 #include "plugin_config.h"
 #include "plugin_log.h"
@@ -48,12 +49,7 @@ uint64_t FingerprintOf(const job_record_t* job) {
 // (tens of thousands), so TRES values and partition priorities live in
 // shared arenas rather than per-job vectors.
 struct PassRecord {
-  job_record_t* job = nullptr;
-  // Where the store reads and writes besides the record itself, kept only
-  // to prefetch: by then the job may be gone, and a prefetch of freed
-  // memory is harmless where a read would not be.
-  const void* details = nullptr;
-  const void* prio_factors = nullptr;
+  job_record_t* job = nullptr;  // compared, never read, once the pass is over
   uint64_t fingerprint = 0;
   uint32_t job_id = 0;
   uint32_t priority = 0;
@@ -61,16 +57,30 @@ struct PassRecord {
   double age = 0, assoc = 0, fairshare = 0, job_size = 0, partition = 0, qos = 0;
   uint32_t tres_offset = 0, part_offset = 0;
   uint16_t part_count = 0;
-  bool operator_set = false;  // direct_set_prio or no details: recompute under the lock
+  bool changed = false;    // differs from job->priority or priority_array
+  bool published = true;   // still the job's factors for sprio
   bool clamped = false;
+};
+
+// The results of one pass. The pass fills one table while sprio reads the
+// previous one; the store swaps them under the job write lock.
+struct PassTable {
+  std::vector<PassRecord> records;
+  std::vector<double> tres;        // weighted TRES values, tres_cnt per record
+  std::vector<uint32_t> partition_priorities;
+  uint32_t tres_cnt = 0;
+  JobIndex index;                  // job id -> records position
 };
 
 // Reused between passes so that a pass allocates (almost) nothing.
 struct PassBuffers {
   std::vector<job_record_t*> jobs;  // job_list in order, for prefetching
-  std::vector<PassRecord> records;
-  std::vector<double> tres;        // weighted TRES values, tres_cnt per record
-  std::vector<uint32_t> partition_priorities;
+  PassTable building;   // the decay thread's own
+  PassTable published;  // read under the job read lock, changed under the write lock
+  // Jobs priority_p_set stored while a pass was computing: their new
+  // factors replace the pass's.
+  std::vector<uint32_t> set_during_pass;
+  bool pass_in_progress = false;
   JobInputs inputs;                // scratch for one job
   JobPriority result;              // scratch for one job
 };
@@ -107,17 +117,26 @@ void PrefetchAllocations(const job_record_t* job) {
   if (job->assoc_ptr) __builtin_prefetch(job->assoc_ptr->usage);
 }
 
-void PrefetchForStore(const PassRecord& r) {
-  if (r.details) __builtin_prefetch(r.details, 0);
-  if (r.prio_factors) __builtin_prefetch(r.prio_factors, 1);
-}
-
 bool Eligible(const job_record_t* job, bool running_too) {
   if (job->priority == 0 || IS_JOB_POWER_UP_NODE(job)) return false;
   return IS_JOB_PENDING(job) || running_too;
 }
 
-StoredFactors StoredOf(const PassRecord& r, const PassBuffers& b, uint32_t tres_cnt) {
+// Whether storing the result would change what the scheduler reads: the
+// job's priority or a partition's entry in priority_array. (The factors
+// sprio shows are served from the pass's table, see LastPassFactors.)
+bool PriorityChanged(const job_record_t* job, const JobPriority& result, bool incr_only) {
+  if (incr_only ? result.priority > job->priority : result.priority != job->priority) return true;
+  if (job->part_ptr_list && !result.partition_priorities.empty()) {
+    if (!job->priority_array) return true;
+    for (size_t i = 0; i < result.partition_priorities.size(); ++i) {
+      if (job->priority_array[i] != result.partition_priorities[i]) return true;
+    }
+  }
+  return false;
+}
+
+StoredFactors StoredOf(const PassRecord& r, const PassTable& t) {
   StoredFactors s;
   s.age = r.age;
   s.assoc = r.assoc;
@@ -127,103 +146,101 @@ StoredFactors StoredOf(const PassRecord& r, const PassBuffers& b, uint32_t tres_
   s.qos = r.qos;
   s.site = r.site;
   s.nice = r.nice;
-  s.tres = tres_cnt ? &b.tres[r.tres_offset] : nullptr;
-  s.tres_cnt = tres_cnt;
-  s.partition_priorities = r.part_count ? &b.partition_priorities[r.part_offset] : nullptr;
+  s.tres = t.tres_cnt ? &t.tres[r.tres_offset] : nullptr;
+  s.tres_cnt = t.tres_cnt;
+  s.partition_priorities = r.part_count ? &t.partition_priorities[r.part_offset] : nullptr;
   s.partition_count = r.part_count;
   s.priority = r.priority;
   s.clamped = r.clamped;
   return s;
 }
 
-}  // namespace
-
-void RunPriorityPass(time_t now) {
-  if (!job_list) return;
-  auto config = CurrentConfig();
-  const bool incr_only = config->params.flags & kFlagIncrOnly;
-  const bool running_too = config->params.flags & kFlagCalculateRunning;
-  const uint32_t tres_cnt = static_cast<uint32_t>(config->params.weight_tres.size());
-  if (!g_buffers) g_buffers = new PassBuffers();
-  PassBuffers& b = *g_buffers;
-  b.records.clear();
-  b.tres.clear();
-  b.partition_priorities.clear();
+// 1. Under the job and association READ locks (queries keep running, only
+// writers wait): compute every eligible job into b.building.
+void GatherAndCompute(time_t now, const PluginConfig& config, PassBuffers* b) {
+  const bool incr_only = config.params.flags & kFlagIncrOnly;
+  const bool running_too = config.params.flags & kFlagCalculateRunning;
   const ClusterInputs cluster{cluster_cpus, static_cast<uint32_t>(node_record_count)};
+  PassTable& t = b->building;
+  t.records.clear();
+  t.tres.clear();
+  t.partition_priorities.clear();
+  t.tres_cnt = static_cast<uint32_t>(config.params.weight_tres.size());
+  b->set_during_pass.clear();
+  b->pass_in_progress = true;
 
-  // 1. Gather and compute under read locks: queries keep running; only
-  //    writers wait.
-  slurmctld_lock_t read_lock = {NO_LOCK, READ_LOCK, NO_LOCK, READ_LOCK, NO_LOCK};
-  assoc_mgr_lock_t assoc_read = {};
-  assoc_read.assoc = READ_LOCK;
-  assoc_read.qos = READ_LOCK;
-  lock_slurmctld(read_lock);
-  assoc_mgr_lock(&assoc_read);
-  b.jobs.clear();
+  b->jobs.clear();
   ListIterator it = list_iterator_create(job_list);
-  while (auto* job = static_cast<job_record_t*>(list_next(it))) b.jobs.push_back(job);
+  while (auto* job = static_cast<job_record_t*>(list_next(it))) b->jobs.push_back(job);
   list_iterator_destroy(it);
-  const size_t job_count = b.jobs.size();
+  const size_t job_count = b->jobs.size();
   for (size_t i = 0; i < job_count; ++i) {
-    if (i + kPrefetchRecordsAhead < job_count) PrefetchRecord(b.jobs[i + kPrefetchRecordsAhead]);
-    if (i + kPrefetchPartsAhead < job_count) PrefetchAllocations(b.jobs[i + kPrefetchPartsAhead]);
-    job_record_t* job = b.jobs[i];
+    if (i + kPrefetchRecordsAhead < job_count) PrefetchRecord(b->jobs[i + kPrefetchRecordsAhead]);
+    if (i + kPrefetchPartsAhead < job_count) PrefetchAllocations(b->jobs[i + kPrefetchPartsAhead]);
+    job_record_t* job = b->jobs[i];
     if (!Eligible(job, running_too)) continue;
+    // An operator-set priority (or a job without details) keeps what
+    // priority_p_set gave it.
+    if ((job->direct_set_prio && job->priority > 0) || !job->details) continue;
+    GatherJobInputs(job, config, &b->inputs);
+    ComputeJobPriorityInto(b->inputs, config.params, cluster, now, &b->result);
+    const PriorityFactors& w = b->result.weighted;
     PassRecord r;
     r.job = job;
-    r.details = job->details;
-    r.prio_factors = job->prio_factors;
     r.job_id = job->job_id;
     r.fingerprint = FingerprintOf(job);
-    r.operator_set = (job->direct_set_prio && job->priority > 0) || !job->details;
-    if (!r.operator_set) {
-      GatherJobInputs(job, *config, &b.inputs);
-      ComputeJobPriorityInto(b.inputs, config->params, cluster, now, &b.result);
-      const PriorityFactors& w = b.result.weighted;
-      r.priority = b.result.priority;
-      r.clamped = b.result.clamped;
-      r.site = w.site;
-      r.nice = w.nice;
-      r.age = w.age;
-      r.assoc = w.assoc;
-      r.fairshare = w.fairshare;
-      r.job_size = w.job_size;
-      r.partition = w.partition;
-      r.qos = w.qos;
-      r.tres_offset = static_cast<uint32_t>(b.tres.size());
-      b.tres.insert(b.tres.end(), w.tres.begin(), w.tres.end());
-      b.tres.resize(r.tres_offset + tres_cnt, 0.0);
-      r.part_offset = static_cast<uint32_t>(b.partition_priorities.size());
-      r.part_count = static_cast<uint16_t>(b.result.partition_priorities.size());
-      b.partition_priorities.insert(b.partition_priorities.end(),
-                                    b.result.partition_priorities.begin(),
-                                    b.result.partition_priorities.end());
-    }
-    b.records.push_back(r);
+    r.priority = b->result.priority;
+    r.clamped = b->result.clamped;
+    r.changed = PriorityChanged(job, b->result, incr_only);
+    r.site = w.site;
+    r.nice = w.nice;
+    r.age = w.age;
+    r.assoc = w.assoc;
+    r.fairshare = w.fairshare;
+    r.job_size = w.job_size;
+    r.partition = w.partition;
+    r.qos = w.qos;
+    r.tres_offset = static_cast<uint32_t>(t.tres.size());
+    t.tres.insert(t.tres.end(), w.tres.begin(), w.tres.end());
+    t.tres.resize(r.tres_offset + t.tres_cnt, 0.0);
+    r.part_offset = static_cast<uint32_t>(t.partition_priorities.size());
+    r.part_count = static_cast<uint16_t>(b->result.partition_priorities.size());
+    t.partition_priorities.insert(t.partition_priorities.end(),
+                                  b->result.partition_priorities.begin(),
+                                  b->result.partition_priorities.end());
+    t.records.push_back(r);
   }
-  assoc_mgr_unlock(&assoc_read);
-  unlock_slurmctld(read_lock);
+  t.index.Reset(t.records.size());
+  for (size_t i = 0; i < t.records.size(); ++i) {
+    t.index.Insert(t.records[i].job_id, static_cast<uint32_t>(i));
+  }
+}
 
-  // 2. Store under the write lock; recompute any job that changed meanwhile.
+// 2. Under the job WRITE lock: store the jobs whose priority changed (a job
+// that changed since step 1 is recomputed on the spot), then publish the
+// table for sprio. Jobs whose priority did not change are not touched.
+size_t StoreAndPublish(time_t now, const PluginConfig& config, PassBuffers* b) {
+  const bool incr_only = config.params.flags & kFlagIncrOnly;
+  const bool running_too = config.params.flags & kFlagCalculateRunning;
+  PassTable& t = b->building;
   size_t recomputed = 0;
   const time_t stored_at = time(nullptr);
-  slurmctld_lock_t write_lock = {NO_LOCK, WRITE_LOCK, NO_LOCK, READ_LOCK, NO_LOCK};
-  lock_slurmctld(write_lock);
-  const size_t record_count = b.records.size();
+  const size_t record_count = t.records.size();
   for (size_t i = 0; i < record_count; ++i) {
-    if (i + kPrefetchRecordsAhead < record_count) {
-      PrefetchRecord(b.records[i + kPrefetchRecordsAhead].job);
-    }
-    if (i + kPrefetchPartsAhead < record_count) PrefetchForStore(b.records[i + kPrefetchPartsAhead]);
-    const PassRecord& r = b.records[i];
+    PassRecord& r = t.records[i];
+    if (!r.changed) continue;
     job_record_t* job = find_job_record(r.job_id);
-    if (job != r.job || !Eligible(job, running_too)) continue;
+    if (job != r.job || !Eligible(job, running_too) || (job->direct_set_prio && job->priority > 0)) {
+      r.published = false;
+      continue;
+    }
     uint32_t priority;
-    if (r.operator_set || FingerprintOf(job) != r.fingerprint) {
-      priority = ComputeAndStoreJobPriority(job, now, *config);  // also zeroes operator-set factors
-      recomputed += !r.operator_set;
+    if (FingerprintOf(job) != r.fingerprint) {
+      priority = ComputeAndStoreJobPriority(job, now, config);
+      r.published = false;  // the job's own factors are newer
+      ++recomputed;
     } else {
-      StoreJobFactors(job, StoredOf(r, b, tres_cnt), *config);
+      StoreJobFactors(job, StoredOf(r, t), config);
       priority = r.priority;
     }
     if (!incr_only || job->priority < priority) {
@@ -231,11 +248,61 @@ void RunPriorityPass(time_t now) {
       last_job_update = stored_at;
     }
   }
+  for (uint32_t job_id : b->set_during_pass) {
+    const uint32_t position = t.index.Find(job_id);
+    if (position != JobIndex::kNotFound) t.records[position].published = false;
+  }
+  b->set_during_pass.clear();
+  b->pass_in_progress = false;
+  std::swap(b->building, b->published);
+  return recomputed;
+}
+
+}  // namespace
+
+void RunPriorityPass(time_t now) {
+  if (!job_list) return;
+  auto config = CurrentConfig();
+  if (!g_buffers) g_buffers = new PassBuffers();
+  PassBuffers& b = *g_buffers;
+
+  slurmctld_lock_t read_lock = {NO_LOCK, READ_LOCK, NO_LOCK, READ_LOCK, NO_LOCK};
+  assoc_mgr_lock_t assoc_read = {};
+  assoc_read.assoc = READ_LOCK;
+  assoc_read.qos = READ_LOCK;
+  lock_slurmctld(read_lock);
+  assoc_mgr_lock(&assoc_read);
+  GatherAndCompute(now, *config, &b);
+  assoc_mgr_unlock(&assoc_read);
+  unlock_slurmctld(read_lock);
+
+  slurmctld_lock_t write_lock = {NO_LOCK, WRITE_LOCK, NO_LOCK, READ_LOCK, NO_LOCK};
+  lock_slurmctld(write_lock);
+  const size_t recomputed = StoreAndPublish(now, *config, &b);
   unlock_slurmctld(write_lock);
   if (recomputed) {
     LogPrio("%zu of %zu jobs changed during the pass and were recomputed", recomputed,
-            b.records.size());
+            b.published.records.size());
   }
+}
+
+bool LastPassFactors(const job_record_t* job, StoredFactors* out) {
+  if (!g_buffers) return false;
+  const PassTable& t = g_buffers->published;
+  const uint32_t position = t.index.Find(job->job_id);
+  if (position == JobIndex::kNotFound) return false;
+  const PassRecord& r = t.records[position];
+  if (!r.published || r.job != job) return false;
+  *out = StoredOf(r, t);
+  return true;
+}
+
+void ForgetLastPassFactors(uint32_t job_id) {
+  if (!g_buffers) return;
+  PassBuffers& b = *g_buffers;
+  if (b.pass_in_progress) b.set_during_pass.push_back(job_id);
+  const uint32_t position = b.published.index.Find(job_id);
+  if (position != JobIndex::kNotFound) b.published.records[position].published = false;
 }
 
 void ReleasePriorityPassBuffers() {

@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The periodic recomputation of job priorities, built to keep the job write
-// lock short: inputs are gathered under the job READ lock (queries still
-// run), priorities are computed with no lock at all, and the results are
-// stored under the job WRITE lock in one pass that only checks each job is
-// unchanged (a changed job is recomputed on the spot).
+// lock short: inputs are gathered and priorities computed under the job
+// READ lock (queries still run); under the job WRITE lock only the jobs
+// whose priority changed are stored, each after a check that the job is
+// unchanged (a changed job is recomputed on the spot). The factors sprio
+// shows for the other jobs are the pass's own table, published in the same
+// write lock, so a pass does not rewrite every job's prio_factors.
 #ifndef FAIRWAY_PLUGIN_PRIORITY_PASS_H_
 #define FAIRWAY_PLUGIN_PRIORITY_PASS_H_
 
 #include <ctime>
+
+#include "job_bridge.h"
+#include "slurm_api.h"
 
 namespace fairway::plugin {
 
@@ -15,6 +20,17 @@ namespace fairway::plugin {
 // may call it (its buffers are reused between passes): the decay thread, or
 // init() when there is no decay thread (no slurmdbd).
 void RunPriorityPass(time_t now);
+
+// Requires: the job READ lock. The factors the last pass computed for the
+// job, unless newer ones were stored since (priority_p_set, or the pass
+// recomputed the job); false when the pass did not cover the job, and sprio
+// then reads job->prio_factors. out's pointers live until the lock is
+// released.
+bool LastPassFactors(const job_record_t* job, StoredFactors* out);
+
+// Requires: the job WRITE lock. priority_p_set stored new factors for the
+// job: the last pass's (and those of a pass under way) are no longer its.
+void ForgetLastPassFactors(uint32_t job_id);
 
 // Frees the buffers kept between passes (plugin fini).
 void ReleasePriorityPassBuffers();
