@@ -14,17 +14,18 @@
 #    sbatch loops; separate jobs, no arrays).
 # 4. For each plugin (multifactor first, then fairway): restart slurmctld
 #    with it on the same state, let its first pass run, then measure
-#    BENCH_PASSES passes (default 3; PriorityCalcPeriod=1 minute):
+#    BENCH_PASSES passes (default 5; PriorityCalcPeriod=1 minute):
 #      (a) CPU time of the decay thread per pass (schedstat);
 #      (b) latency of `scontrol show job` (job read lock) during the passes;
-#      (c) `sprio -h` over all jobs (BENCH_SPRIO_RUNS runs, default 3);
-#      (d) sbatch throughput (BENCH_SUBMIT_JOBS jobs, default 500, then
-#          cancelled);
+#      (c) `sprio -h` over all jobs (BENCH_SPRIO_RUNS runs, default 5,
+#          median);
+#      (d) sbatch throughput (BENCH_SUBMIT_ROUNDS rounds, default 3, of
+#          BENCH_SUBMIT_JOBS jobs, default 500, then cancelled; median);
 #      (e) slurmctld VmRSS after the passes.
 # 5. Print the figures for both plugins and their ratio fairway/multifactor
 #    and write them to BENCH_OUT (default bench/results/latest.txt).
 #
-# Needs root and a built .libs/priority_fairway.so. About 10 minutes with
+# Needs root and a built .libs/priority_fairway.so. About 15 minutes with
 # 20000 jobs; BENCH_JOBS=2000 for a quicker check (the passes still come
 # once a minute). BENCH_KEEP=1 leaves the cluster running (in BENCH_DIR).
 # BENCH_QUIET_SCHED=0 keeps Slurm's default scheduler intervals (by default
@@ -37,9 +38,10 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$TOP/test/integration/lib.sh"
 
 JOBS=${BENCH_JOBS:-20000}
-PASSES=${BENCH_PASSES:-3}
+PASSES=${BENCH_PASSES:-5}
 SUBMIT_JOBS=${BENCH_SUBMIT_JOBS:-500}
-SPRIO_RUNS=${BENCH_SPRIO_RUNS:-3}
+SPRIO_RUNS=${BENCH_SPRIO_RUNS:-5}
+SUBMIT_ROUNDS=${BENCH_SUBMIT_ROUNDS:-3}
 QUIET_SCHED=${BENCH_QUIET_SCHED:-1}
 OUT=${BENCH_OUT:-$TOP/bench/results/latest.txt}
 CORE_RESULTS=${BENCH_CORE_RESULTS:-}
@@ -79,6 +81,8 @@ now_s() { printf '%s' "$EPOCHREALTIME"; }
 # elapsed seconds since a now_s value
 since() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f", b - a }'; }
 ctld_pid() { tr -dc '0-9' <"$DIR/run/slurmctld.pid"; }
+# median VALUE...: the middle value (mean of the two middle ones).
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 # ------------------------------------------------------------- cluster ---
 EXTRA=$WORK/extra.conf
@@ -187,18 +191,26 @@ measure() {
   done
   R[$plugin.sprio_runs]=$list
   R[$plugin.sprio_lines]=$lines
-  R[$plugin.sprio_s]=$(echo "$list" | awk '{ s = 0; for (i = 1; i <= NF; i++) s += $i; printf "%.3f", s / NF }')
-  # (d) sbatch throughput, then cancel those jobs.
-  t0=$(now_s)
-  submit_loop 0 2 "$SUBMIT_JOBS" "$WORK/submit-$plugin.0" &
-  local s0=$!
-  submit_loop 1 2 "$SUBMIT_JOBS" "$WORK/submit-$plugin.1" &
-  wait $s0 $!
-  R[$plugin.submit_s]=$(since "$t0")
-  ids=$(cat "$WORK/submit-$plugin".[01] | grep -c '^[0-9]' || true)
-  R[$plugin.submit_rate]=$(awk -v n="$ids" -v s="${R[$plugin.submit_s]}" 'BEGIN { printf "%.0f", n / s }')
-  # shellcheck disable=SC2046  # one argument per job id
-  scancel $(cat "$WORK/submit-$plugin".[01] | grep '^[0-9]') 2>/dev/null || true
+  R[$plugin.sprio_s]=$(median $list)
+  # (d) sbatch throughput in rounds (one round is too noisy on a small
+  # machine), each round's jobs cancelled before the next.
+  local rates="" r rate
+  for ((r = 0; r < SUBMIT_ROUNDS; r++)); do
+    t0=$(now_s)
+    submit_loop 0 2 "$SUBMIT_JOBS" "$WORK/submit-$plugin.0" &
+    local s0=$!
+    submit_loop 1 2 "$SUBMIT_JOBS" "$WORK/submit-$plugin.1" &
+    wait $s0 $!
+    local took
+    took=$(since "$t0")
+    ids=$(cat "$WORK/submit-$plugin".[01] | grep -c '^[0-9]' || true)
+    rate=$(awk -v n="$ids" -v s="$took" 'BEGIN { printf "%.0f", n / s }')
+    rates+="${rates:+ }$rate"
+    # shellcheck disable=SC2046  # one argument per job id
+    scancel $(cat "$WORK/submit-$plugin".[01] | grep '^[0-9]') 2>/dev/null || true
+  done
+  R[$plugin.submit_rates]=$rates
+  R[$plugin.submit_rate]=$(median $rates)
   log "priority/$plugin: pass CPU ${R[$plugin.pass_cpu_ms]:-?} ms; scontrol in passes p50/p99/max ${R[$plugin.lat_in_p50_ms]:-?}/${R[$plugin.lat_in_p99_ms]:-?}/${R[$plugin.lat_in_max_ms]:-?} ms; sprio ${R[$plugin.sprio_s]} s; sbatch ${R[$plugin.submit_rate]}/s; RSS ${R[$plugin.rss_mib]} MiB"
 }
 for p in $PLUGINS; do measure "$p"; done
@@ -222,6 +234,7 @@ report() {
   echo
   printf '%-46s %12s %12s %10s\n' "figure" "multifactor" "fairway" "f/m"
   row "(a) decay pass CPU, mean (ms)" pass_cpu_ms_mean
+  row "(a) decay pass CPU, median (ms)" pass_cpu_ms_median
   row "(a) decay pass CPU, max (ms)" pass_cpu_ms_max
   row "    decay pass wall time, mean (ms)" pass_wall_ms_mean
   row "    passes measured" passes_measured
@@ -232,13 +245,13 @@ report() {
   row "    scontrol show job outside passes, p50 (ms)" lat_out_p50_ms
   row "    scontrol show job outside passes, p99 (ms)" lat_out_p99_ms
   row "    scontrol show job outside passes, max (ms)" lat_out_max_ms
-  row "(c) sprio -h, all jobs, mean (s)" sprio_s
+  row "(c) sprio -h, all jobs, median (s)" sprio_s
   row "    sprio lines" sprio_lines
-  row "(d) sbatch throughput (jobs/s, $SUBMIT_JOBS jobs)" submit_rate
+  row "(d) sbatch jobs/s, median of $SUBMIT_ROUNDS x $SUBMIT_JOBS" submit_rate
   row "(e) slurmctld VmRSS after the passes (MiB)" rss_mib
   echo
   for p in $PLUGINS; do
-    echo "$p: pass CPU ms: ${R[$p.pass_cpu_ms]:-}; sprio runs s: ${R[$p.sprio_runs]:-}"
+    echo "$p: pass CPU ms: ${R[$p.pass_cpu_ms]:-}; sprio runs s: ${R[$p.sprio_runs]:-}; sbatch rounds jobs/s: ${R[$p.submit_rates]:-}"
   done
   if [ -n "$CORE_RESULTS" ] && [ -s "$CORE_RESULTS" ]; then
     echo

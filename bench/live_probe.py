@@ -17,6 +17,7 @@ a window. Prints key=value lines on stdout.
 """
 import argparse
 import os
+import statistics
 import struct
 import subprocess
 import sys
@@ -142,6 +143,7 @@ def main():
         "passes_measured": len(complete),
         "pass_cpu_ms": " ".join(f"{x:.2f}" for x in cpu_ms),
         "pass_cpu_ms_mean": f"{sum(cpu_ms) / len(cpu_ms):.2f}" if cpu_ms else "nan",
+        "pass_cpu_ms_median": f"{statistics.median(cpu_ms):.2f}" if cpu_ms else "nan",
         "pass_cpu_ms_max": f"{max(cpu_ms):.2f}" if cpu_ms else "nan",
         "pass_wall_ms_mean": f"{sum(wall_ms) / len(wall_ms):.1f}" if wall_ms else "nan",
         "probes_total": len(probes),

@@ -35,8 +35,8 @@ uint64_t FingerprintOf(const job_record_t* job) {
       reinterpret_cast<uintptr_t>(job->qos_ptr),
       reinterpret_cast<uintptr_t>(job->assoc_ptr),
   };
-  // One multiply-xorshift per field: this runs twice per pending job per
-  // pass, so a byte-wise hash would cost more than the priority itself.
+  // One multiply-xorshift per field: this runs twice for every job whose
+  // priority changed, so a byte-wise hash would cost more than the priority.
   uint64_t hash = 0x9e3779b97f4a7c15ull;
   for (uint64_t v : fields) {
     hash = (hash ^ v) * 0xbf58476d1ce4e5b9ull;
@@ -50,7 +50,7 @@ uint64_t FingerprintOf(const job_record_t* job) {
 // shared arenas rather than per-job vectors.
 struct PassRecord {
   job_record_t* job = nullptr;  // compared, never read, once the pass is over
-  uint64_t fingerprint = 0;
+  uint64_t fingerprint = 0;     // set when changed
   uint32_t job_id = 0;
   uint32_t priority = 0;
   uint32_t site = 0, nice = 0;
@@ -188,10 +188,11 @@ void GatherAndCompute(time_t now, const PluginConfig& config, PassBuffers* b) {
     PassRecord r;
     r.job = job;
     r.job_id = job->job_id;
-    r.fingerprint = FingerprintOf(job);
     r.priority = b->result.priority;
     r.clamped = b->result.clamped;
     r.changed = PriorityChanged(job, b->result, incr_only);
+    // Only a job the store will touch needs the check that it is unchanged.
+    if (r.changed) r.fingerprint = FingerprintOf(job);
     r.site = w.site;
     r.nice = w.nice;
     r.age = w.age;
