@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "priority_pass.h"
 
+#include <atomic>
 #include <vector>
 
 #include "job_bridge.h"
@@ -84,7 +85,10 @@ struct PassBuffers {
   JobInputs inputs;                // scratch for one job
   JobPriority result;              // scratch for one job
 };
-PassBuffers* g_buffers = nullptr;  // raw: no static destructor at exit
+// Raw: no static destructor at exit. Atomic: the decay thread creates it
+// with no lock held while sprio (job read lock) may be looking for it; what
+// it points to is guarded by the job locks.
+std::atomic<PassBuffers*> g_buffers{nullptr};
 
 // A pass reads a dozen fields of each of tens of thousands of job records
 // scattered over the heap: it is bound by memory latency, not arithmetic.
@@ -270,8 +274,8 @@ size_t StoreAndPublish(time_t now, const PluginConfig& config, PassBuffers* b) {
 void RunPriorityPass(time_t now) {
   if (!job_list) return;
   auto config = CurrentConfig();
-  if (!g_buffers) g_buffers = new PassBuffers();
-  PassBuffers& b = *g_buffers;
+  if (!g_buffers.load()) g_buffers.store(new PassBuffers());
+  PassBuffers& b = *g_buffers.load();
 
   slurmctld_lock_t read_lock = {NO_LOCK, READ_LOCK, NO_LOCK, READ_LOCK, NO_LOCK};
   assoc_mgr_lock_t assoc_read = {};
@@ -294,8 +298,9 @@ void RunPriorityPass(time_t now) {
 }
 
 bool LastPassFactors(const job_record_t* job, StoredFactors* out) {
-  if (!g_buffers) return false;
-  const PassTable& t = g_buffers->published;
+  const PassBuffers* buffers = g_buffers.load();
+  if (!buffers) return false;
+  const PassTable& t = buffers->published;
   const uint32_t position = t.index.Find(job->job_id);
   if (position == JobIndex::kNotFound) return false;
   const PassRecord& r = t.records[position];
@@ -305,16 +310,16 @@ bool LastPassFactors(const job_record_t* job, StoredFactors* out) {
 }
 
 void ForgetLastPassFactors(uint32_t job_id) {
-  if (!g_buffers) return;
-  PassBuffers& b = *g_buffers;
+  PassBuffers* buffers = g_buffers.load();
+  if (!buffers) return;
+  PassBuffers& b = *buffers;
   if (b.pass_in_progress) b.set_during_pass.push_back(job_id);
   const uint32_t position = b.published.index.Find(job_id);
   if (position != JobIndex::kNotFound) b.published.records[position].published = false;
 }
 
 void ReleasePriorityPassBuffers() {
-  delete g_buffers;
-  g_buffers = nullptr;
+  delete g_buffers.exchange(nullptr);
 }
 
 }  // namespace fairway::plugin
