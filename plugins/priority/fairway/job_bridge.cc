@@ -220,7 +220,7 @@ void StoreJobPriority(job_record_t* job, const JobPriority& result, const Plugin
 void ClearJobFactors(job_record_t* job) { ClearFactors(job); }
 
 uint32_t ComputeAndStoreJobPriority(job_record_t* job, time_t now, const PluginConfig& config) {
-  if (job->direct_set_prio && job->priority > 0) {
+  if (HasOperatorSetPriority(job)) {
     ClearFactors(job);
     return job->priority;
   }

@@ -37,6 +37,12 @@ struct StoredFactors {
 };
 StoredFactors StoredFactorsOf(const JobPriority& result);
 
+// An operator set the priority (scontrol update priority=N): it is kept as
+// it is, with no factors, until the operator resets it.
+inline bool HasOperatorSetPriority(const job_record_t* job) {
+  return job->direct_set_prio && job->priority > 0;
+}
+
 // Writes factors into *f (numbers, and TRES arrays from xmalloc, as Slurm
 // frees them): arrays already in *f are reused when their size is
 // unchanged, since a pass may store thousands of jobs. *f must be zeroed or

@@ -180,6 +180,7 @@ void GatherAndCompute(time_t now, const PluginConfig& config, PassBuffers* b) {
   b->jobs.reserve(queued);
   t.records.reserve(queued);
   t.tres.reserve(queued * t.tres_cnt);
+  t.index.Reset(queued);
   ListIterator it = list_iterator_create(job_list);
   while (auto* job = static_cast<job_record_t*>(list_next(it))) b->jobs.push_back(job);
   list_iterator_destroy(it);
@@ -191,7 +192,7 @@ void GatherAndCompute(time_t now, const PluginConfig& config, PassBuffers* b) {
     if (!Eligible(job, running_too)) continue;
     // An operator-set priority (or a job without details) keeps what
     // priority_p_set gave it.
-    if ((job->direct_set_prio && job->priority > 0) || !job->details) continue;
+    if (HasOperatorSetPriority(job) || !job->details) continue;
     GatherJobInputs(job, config, &b->inputs);
     ComputeJobPriorityInto(b->inputs, config.params, cluster, now, &b->result);
     const PriorityFactors& w = b->result.weighted;
@@ -219,11 +220,8 @@ void GatherAndCompute(time_t now, const PluginConfig& config, PassBuffers* b) {
     t.partition_priorities.insert(t.partition_priorities.end(),
                                   b->result.partition_priorities.begin(),
                                   b->result.partition_priorities.end());
+    t.index.Insert(r.job_id, static_cast<uint32_t>(t.records.size()));
     t.records.push_back(r);
-  }
-  t.index.Reset(t.records.size());
-  for (size_t i = 0; i < t.records.size(); ++i) {
-    t.index.Insert(t.records[i].job_id, static_cast<uint32_t>(i));
   }
 }
 
@@ -241,7 +239,7 @@ size_t StoreAndPublish(time_t now, const PluginConfig& config, PassBuffers* b) {
     PassRecord& r = t.records[i];
     if (!r.changed) continue;
     job_record_t* job = find_job_record(r.job_id);
-    if (job != r.job || !Eligible(job, running_too) || (job->direct_set_prio && job->priority > 0)) {
+    if (job != r.job || !Eligible(job, running_too) || HasOperatorSetPriority(job)) {
       r.published = false;
       continue;
     }
