@@ -65,6 +65,18 @@ last_decay_ran() {
   echo $((16#$(od -An -tx1 -N8 "$f" | tr -d ' \n')))
 }
 
+# wait_pass_since DIR SINCE [LIMIT]: wait at most LIMIT seconds (default
+# 90) for a decay pass that started at or after SINCE (its last_ran >=
+# SINCE), then 1 s more: the pass writes last_ran last. False on timeout.
+wait_pass_since() {
+  local dir=$1 since=$2 limit=$((SECONDS + ${3:-90}))
+  while [ "$(last_decay_ran "$dir")" -lt "$since" ]; do
+    [ $SECONDS -gt $limit ] && return 1
+    sleep 0.5
+  done
+  sleep 1
+}
+
 # wait_decay_passes DIR N: wait until N passes have completed after now.
 wait_decay_passes() {
   local dir=$1 n=${2:-1} since last count=0 limit=$((SECONDS + 100 * ${2:-1}))

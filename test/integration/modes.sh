@@ -124,7 +124,7 @@ ledger="$dir/c/state/fairway_planned_use"
 [ -s "$ledger" ] && pass "planned use: ledger file written" || fail "planned use: no ledger file"
 since=$(date +%s)
 restart_ctld "$dir/c" priority/fairway >/dev/null 2>&1 || fail "planned use: restart"
-while [ "$(last_decay_ran "$dir/c")" -lt "$since" ]; do sleep 2; done
+wait_pass_since "$dir/c" "$since" 150 || fail "planned use: no pass after the restart"
 sleep 2
 grep -q "ledger of [0-9]* associations restored" "$dir/c/log/slurmctld.log" \
   && pass "planned use: ledger restored after a restart" \

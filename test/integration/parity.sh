@@ -96,11 +96,7 @@ run_mode() {
     restart_ctld "$dir/c" "priority/$plugin" "$dir/$mode.conf" >/dev/null 2>&1 \
       || { fail "$mode: restart with $plugin"; return; }
     # The first pass runs at start; wait for one that began after the restart.
-    local limit=$((SECONDS + 150))
-    while [ "$(last_decay_ran "$dir/c")" -lt "$since" ]; do
-      [ $SECONDS -gt $limit ] && { fail "$mode: no decay pass with $plugin"; return; }
-      sleep 2
-    done
+    wait_pass_since "$dir/c" "$since" 150 || { fail "$mode: no decay pass with $plugin"; return; }
     if [ "$extra_passes" -gt 0 ]; then
       wait_decay_passes "$dir/c" "$extra_passes" || { fail "$mode: passes with $plugin"; return; }
     fi
@@ -121,8 +117,7 @@ log "restarting slurmctld with priority/fairway"
 before=$(last_decay_ran "$dir/c")
 since=$(date +%s)
 restart_ctld "$dir/c" priority/fairway >/dev/null 2>&1 || fail "restart: slurmctld did not come back"
-limit=$((SECONDS + 150))
-while [ "$(last_decay_ran "$dir/c")" -lt "$since" ] && [ $SECONDS -lt $limit ]; do sleep 2; done
+wait_pass_since "$dir/c" "$since" 150
 sleep 2
 capture "$out/restart.fairway"
 compare_captures "restart" "$out/depth_oblivious.fairway" "$out/restart.fairway"
@@ -138,23 +133,16 @@ fi
 # last pass's table; the updated job must show its new factors at once, as
 # multifactor does. Fairway updates first; multifactor then shows the same
 # job after its first pass (the update is kept in the job state).
-wait_pass_since() {
-  local since=$1 limit=$((SECONDS + 150))
-  while [ "$(last_decay_ran "$dir/c")" -lt "$since" ]; do
-    [ $SECONDS -gt $limit ] && return 1
-    sleep 2
-  done
-}
 job=$(squeue -h -t PD -o %i | sort -n | head -1)
 nice_before=$(scontrol show job "$job" | grep -oE 'Nice=-?[0-9]+')
 since=$(date +%s)
-restart_ctld "$dir/c" priority/fairway "$dir/fair_tree.conf" >/dev/null 2>&1 && wait_pass_since "$since" \
+restart_ctld "$dir/c" priority/fairway "$dir/fair_tree.conf" >/dev/null 2>&1 && wait_pass_since "$dir/c" "$since" 150 \
   || fail "update: no pass with fairway"
 scontrol update jobid="$job" nice=77
 sprio -l -h -j "$job" > "$out/update.fairway.sprio"
 scontrol show job "$job" | grep -oE 'Priority=[0-9]+ Nice=-?[0-9]+' >> "$out/update.fairway.sprio"
 since=$(date +%s)
-restart_ctld "$dir/c" priority/multifactor "$dir/fair_tree.conf" >/dev/null 2>&1 && wait_pass_since "$since" \
+restart_ctld "$dir/c" priority/multifactor "$dir/fair_tree.conf" >/dev/null 2>&1 && wait_pass_since "$dir/c" "$since" 150 \
   || fail "update: no pass with multifactor"
 sprio -l -h -j "$job" > "$out/update.multifactor.sprio"
 scontrol show job "$job" | grep -oE 'Priority=[0-9]+ Nice=-?[0-9]+' >> "$out/update.multifactor.sprio"

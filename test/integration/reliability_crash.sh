@@ -52,15 +52,6 @@ assoc_usage() {
   timeout 20 scontrol show assoc_mgr flags=assoc users=fwuser1 accounts=crash 2>/dev/null \
     | grep -A3 'UserName=fwuser1' | grep -o 'UsageRaw/Norm/Efctv=[0-9.]*' | head -1 | cut -d= -f2
 }
-# Wait for a pass that started at or after $1 (its last_ran >= $1).
-wait_pass_since() {
-  local since=$1 limit=$((SECONDS + ${2:-90}))
-  while [ "$(last_decay_ran "$c")" -lt "$since" ]; do
-    [ $SECONDS -gt $limit ] && return 1
-    sleep 0.5
-  done
-  sleep 1   # the pass writes last_ran last; usage is already stored
-}
 # Ledger total (H + c, hi + lo words) of association id $1; "MISSING" or
 # "BAD: why" if the file is unusable.
 ledger_total() {
@@ -151,7 +142,7 @@ iteration() {
     kill_ctld
     start_ctld || { alive=0; fail "$phase/$mode: slurmctld did not restart"; return; }
   fi
-  wait_pass_since "$t0" || { alive=0; fail "$phase/$mode: no pass after the restart"; return; }
+  wait_pass_since "$c" "$t0" || { alive=0; fail "$phase/$mode: no pass after the restart"; return; }
   after_ran=$(last_decay_ran "$c")
   usage=$(assoc_usage)
   if [ "$after_ran" -lt "$before_ran" ]; then
@@ -197,7 +188,7 @@ modes=(startup pass long random startup)
 # the file, the plugin's usage bootstrap would rebuild usage from slurmdbd.)
 start_ctld || { fail "clean restart"; summary; exit 1; }
 [ -s "$c/state/assoc_usage" ] && log "assoc_usage written at the clean stop" || log "no assoc_usage after a clean stop?"
-wait_pass_since "$job_start" 90
+wait_pass_since "$c" "$job_start" 90
 phase_end=$((SECONDS + PHASE_LIMIT))
 n=0
 for ((i = 0; i < ITERATIONS && SECONDS < phase_end; i++)); do
@@ -220,7 +211,7 @@ if [ $alive = 1 ]; then
   planned_from=$(date +%s)
   start_ctld || fail "planned use: restart"   # stops slurmctld cleanly first
   # The ledger charges from the last pass before the switch.
-  wait_pass_since "$planned_from" 90
+  wait_pass_since "$c" "$planned_from" 90
   planned_from=$(last_decay_ran "$c")
   first=$(ledger_total "$assoc_id")
   log "planned use: ledger $first at $planned_from"

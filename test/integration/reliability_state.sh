@@ -79,14 +79,6 @@ PY
 decay_valid() {  # 16 bytes, both stamps plausible (after $1)
   [ "$(stat -c %s "$decay" 2>/dev/null)" = 16 ] && [ "$(last_decay_ran "$c")" -ge "$1" ]
 }
-wait_pass_since() {
-  local since=$1 limit=$((SECONDS + 90))
-  while [ "$(last_decay_ran "$c")" -lt "$since" ]; do
-    [ $SECONDS -gt $limit ] && return 1
-    sleep 0.5
-  done
-  sleep 1
-}
 new_log() { tail -c +$(($1 + 1)) "$c/log/slurmctld.log"; }
 log_size() { stat -c %s "$c/log/slurmctld.log"; }
 
@@ -110,7 +102,7 @@ wait_jobs_done 120
 # files hold them (the second pass also writes a .old equal to the file).
 # Two restarts: each runs a pass at once (the second also keeps a .old
 # equal to the file).
-for _ in 1 2; do t=$(date +%s); stop_ctld; start_ctld; wait_pass_since "$t"; done
+for _ in 1 2; do t=$(date +%s); stop_ctld; start_ctld; wait_pass_since "$c" "$t"; done
 usage_rows > "$dir/usage.ref"
 ledger_ref=$(ledger_check "$ledger")
 # Good copies of both files and their .old, restored before every case so
@@ -140,7 +132,7 @@ damage_case() {
   if ! start_ctld || ! timeout 10 scontrol ping | grep -q UP; then
     fail "$name: controller not up"; tail -20 "$c/log/slurmctld.log"; return
   fi
-  wait_pass_since "$t0" || { fail "$name: no pass after the start"; return; }
+  wait_pass_since "$c" "$t0" || { fail "$name: no pass after the start"; return; }
   lines=$(new_log "$before" | grep -F "priority/fairway:" | grep -F "$file is damaged" || true)
   errors=$(printf '%s' "$lines" | grep -c . || true)
   if [ "$errors" = 1 ] && printf '%s' "$lines" | grep -qE "error:.*($expect)"; then
@@ -207,7 +199,7 @@ stop_ctld
 python3 -c "import sys;b=bytearray(open(sys.argv[1],'rb').read());b[5]^=0x10;open(sys.argv[1],'wb').write(b)" "$decay"
 log "decay last_ran bit-flipped to $(last_decay_ran "$c") ($(date -d @"$(last_decay_ran "$c")" +%F))"
 t0=$(date +%s); start_ctld
-wait_pass_since "$t0"
+wait_pass_since "$c" "$t0"
 usage_rows > "$dir/usage.now"
 if timeout 10 scontrol ping | grep -q UP && diff -q "$dir/usage.ref" "$dir/usage.now" >/dev/null && decay_valid "$t0"; then
   pass "decay bit flip inside a time stamp (undetectable): controller up, usage unchanged, file rewritten"
@@ -239,7 +231,7 @@ kb=$(( $(du -sk "$st" | cut -f1) + 2048 ))
 mount -t tmpfs -o size=${kb}k,mode=700 fairway-state "$st" || { fail "mount tmpfs"; summary; exit 1; }
 cp -a "$dir/state.copy/." "$st/"
 start_ctld || fail "start on tmpfs"
-wait_pass_since "$(date +%s)"
+wait_pass_since "$c" "$(date +%s)"
 ledger_ref=$(ledger_check "$ledger")
 
 mount -o remount,ro "$st"
@@ -260,7 +252,7 @@ done
 [ "$(last_decay_ran "$c")" = "$ran0" ] && [ "$(ledger_check "$ledger")" = "$ledger_ref" ] \
   && pass "read-only: the previous files are intact" || fail "read-only: previous files changed"
 mount -o remount,rw "$st"
-t0=$(date +%s); wait_pass_since "$t0" \
+t0=$(date +%s); wait_pass_since "$c" "$t0" \
   && [ "$(ledger_check "$ledger")" = "$ledger_ref" ] \
   && pass "read-only then writable: the next pass wrote both files again" \
   || fail "read-only then writable: files not rewritten ($(last_decay_ran "$c") < $t0?)"
@@ -281,7 +273,7 @@ done
   && [ ! -e "$decay.new" ] && [ ! -e "$ledger.new" ] \
   && pass "full: the previous files are intact, no .new left behind" || fail "full: previous files changed or .new left"
 rm -f "$st/filler"
-t0=$(date +%s); wait_pass_since "$t0" && decay_valid "$t0" \
+t0=$(date +%s); wait_pass_since "$c" "$t0" && decay_valid "$t0" \
   && [ "$(ledger_check "$ledger")" = "$ledger_ref" ] \
   && pass "space freed: the next pass wrote both files again" \
   || fail "space freed: files not rewritten"
