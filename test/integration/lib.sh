@@ -131,6 +131,17 @@ wait_jobs_done() {
   done
 }
 
+# wait_accounting_done [LIMIT]: until slurmdbd has every job's end record.
+# slurmctld sends job records to slurmdbd asynchronously, so sacct can still
+# show a finished job as PENDING (no start, no CPUs) for a moment.
+wait_accounting_done() {
+  local limit=$((SECONDS + ${1:-60}))
+  while sacct -X -n -P -o state | grep -qE '^(PENDING|RUNNING|COMPLETING|REQUEUED|SUSPENDED)'; do
+    [ $SECONDS -gt $limit ] && { echo "timeout waiting for slurmdbd's job records" >&2; return 1; }
+    sleep 1
+  done
+}
+
 node_name() { sinfo -h -N -o %N | grep -v fwfuture | head -1; }
 drain_node() { scontrol update nodename="$(node_name)" state=drain reason=fairway-test; }
 resume_node() { scontrol update nodename="$(node_name)" state=resume >/dev/null 2>&1 || true; }

@@ -36,7 +36,7 @@ submit_as fwuser2 -n2 --wrap 'sleep 2' >/dev/null
 submit_as fwuser4 -n1 -p high --wrap 'sleep 4' >/dev/null
 sbatch -o /dev/null -e /dev/null -n1 --wrap 'sleep 2' >/dev/null
 wait_jobs_done || fail "usage jobs did not finish"
-sleep 1
+wait_accounting_done || fail "slurmdbd did not record the usage jobs' ends"
 
 # Without decay, each association's RawUsage is exactly the sum of billing
 # (here: allocated CPUs) x elapsed seconds of its jobs, as sacct reports.
