@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "tres_counts.h"
+
 namespace fairway::client {
 
 namespace {
@@ -179,7 +181,7 @@ bool DbClient::LoadJobs(const std::string& cluster, int64_t since, std::vector<u
     if (bad.empty() && (v[0] > UINT32_MAX || v[1] > UINT32_MAX)) bad = "id out of range";
     if (bad.empty() && (v[5] > INT64_MAX || v[6] > INT64_MAX || v[7] > INT64_MAX)) bad = "time out of range";
     if (bad.empty() && !row[9]) bad = "tres_alloc is NULL";
-    if (bad.empty() && !usage::ParseTresAlloc(row[9], &j.tres)) {
+    if (bad.empty() && !ParseTresCounts(row[9], &j.tres)) {
       bad = std::string("tres_alloc '") + row[9] + "' is not a list of TRES id=count";
     }
     if (bad.empty() && v[7] != 0 && v[7] < v[6]) bad = "time_end is before time_start";
@@ -196,8 +198,8 @@ bool DbClient::LoadJobs(const std::string& cluster, int64_t since, std::vector<u
     j.start = static_cast<int64_t>(v[6]);
     j.end = static_cast<int64_t>(v[7]);
     j.partition = row[8] ? row[8] : "";
-    j.billing = usage::BillingOf(j.tres);
-    auto cpus = j.tres.find(usage::kTresCpu);
+    j.billing = AllocationBilling(j.tres);
+    auto cpus = j.tres.find(kTresCpu);
     j.cpus = cpus == j.tres.end() ? 0 : cpus->second;
     jobs->push_back(std::move(j));
   }

@@ -18,19 +18,6 @@ namespace fairway::usage {
 
 namespace {
 
-bool ParseU64(const std::string& text, uint64_t* out) {
-  if (text.empty() || text.size() > 20) return false;
-  uint64_t v = 0;
-  for (char c : text) {
-    if (c < '0' || c > '9') return false;
-    uint64_t d = static_cast<uint64_t>(c - '0');
-    if (v > (UINT64_MAX - d) / 10) return false;
-    v = v * 10 + d;
-  }
-  *out = v;
-  return true;
-}
-
 std::string Octal(unsigned mode) {
   char buf[16];
   std::snprintf(buf, sizeof buf, "%04o", mode & 07777);
@@ -107,29 +94,6 @@ std::string DefaultSlurmdbdConfPath(const char* slurm_conf_env) {
     return (slash == std::string::npos ? std::string(".") : s.substr(0, slash)) + "/slurmdbd.conf";
   }
   return "/etc/slurm/slurmdbd.conf";
-}
-
-bool ParseTresAlloc(const std::string& text, std::map<uint32_t, uint64_t>* tres) {
-  tres->clear();
-  std::string t = Trim(text);
-  if (t.empty()) return true;
-  for (const std::string& item : Split(t, ',')) {
-    size_t eq = item.find('=');
-    if (eq == std::string::npos) return false;
-    uint64_t id = 0, count = 0;
-    if (!ParseU64(Trim(item.substr(0, eq)), &id) || id == 0 || id > UINT32_MAX) return false;
-    if (!ParseU64(Trim(item.substr(eq + 1)), &count)) return false;
-    (*tres)[static_cast<uint32_t>(id)] = count;
-  }
-  return true;
-}
-
-double BillingOf(const std::map<uint32_t, uint64_t>& tres) {
-  auto billing = tres.find(kTresBilling);
-  if (billing != tres.end()) return static_cast<double>(billing->second);
-  auto cpus = tres.find(kTresCpu);
-  if (cpus != tres.end()) return static_cast<double>(cpus->second);
-  return 0;
 }
 
 std::vector<AuditRow> CompareUsage(const AssocTree& tree, const std::vector<long double>& db_subtree,

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The pure part of `fairway usage audit|export` (doc/accounting.md): reading
-// slurmdbd.conf (and refusing one that others can read), parsing a job's
-// tres_alloc, comparing rebuilt usage with the controller's, and writing
-// the export scenario. No Slurm or MariaDB header: client/db_client fetches
+// slurmdbd.conf (and refusing one that others can read), comparing rebuilt
+// usage with the controller's, and writing the export scenario (a job's
+// tres_alloc is parsed by src/tres_counts.h). No Slurm or MariaDB header: client/db_client fetches
 // the rows, src/cmd/usage.cc runs the commands.
 #ifndef FAIRWAY_CMD_USAGE_MODEL_H_
 #define FAIRWAY_CMD_USAGE_MODEL_H_
@@ -17,10 +17,6 @@
 #include "assoc_tree.h"
 
 namespace fairway::usage {
-
-// Slurm's TRES ids (src/common/slurmdb_defs.h): fixed for the first ones.
-constexpr uint32_t kTresCpu = 1;
-constexpr uint32_t kTresBilling = 5;
 
 // What `fairway usage` needs of slurmdbd.conf.
 struct SlurmdbdConf {
@@ -42,13 +38,6 @@ bool ReadSlurmdbdConf(const std::string& path, SlurmdbdConf* conf, std::string* 
 // slurmdbd.conf in the directory of $SLURM_CONF (slurm_conf_env may be
 // null or empty), else /etc/slurm/slurmdbd.conf.
 std::string DefaultSlurmdbdConfPath(const char* slurm_conf_env);
-
-// "1=2,2=1024,4=1,5=2" (TRES id=count, counts up to 2^64-1). False for
-// anything else (empty text is valid: no TRES).
-bool ParseTresAlloc(const std::string& text, std::map<uint32_t, uint64_t>* tres);
-// The billing of an allocation: the billing TRES, else the CPUs, else 0
-// (as the plugin's usage bootstrap charges).
-double BillingOf(const std::map<uint32_t, uint64_t>& tres);
 
 // A job row of <cluster>_job_table, converted.
 struct DbJob {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // `fairway usage` without a database: slurmdbd.conf parsing and the
-// permission refusal, tres_alloc parsing, the audit comparison, the export
-// scenario (the `job` keyword, stdin) and its fifo replay.
+// permission refusal, the audit comparison, the export scenario
+// (the `job` keyword, stdin) and its fifo replay.
 #include "cmd/usage_model.h"
 
 #include <gtest/gtest.h>
@@ -83,24 +83,6 @@ TEST(UsageConf, DefaultPathFollowsSlurmConf) {
   EXPECT_EQ(usage::DefaultSlurmdbdConfPath("slurm.conf"), "./slurmdbd.conf");
   EXPECT_EQ(usage::DefaultSlurmdbdConfPath(nullptr), "/etc/slurm/slurmdbd.conf");
   EXPECT_EQ(usage::DefaultSlurmdbdConfPath(""), "/etc/slurm/slurmdbd.conf");
-}
-
-TEST(UsageTres, ParsesAllocations) {
-  std::map<uint32_t, uint64_t> t;
-  ASSERT_TRUE(usage::ParseTresAlloc("1=2,2=1024,3=18446744073709551614,4=1,5=3", &t));
-  EXPECT_EQ(t.at(1), 2u);
-  EXPECT_EQ(t.at(2), 1024u);
-  EXPECT_EQ(t.at(3), 18446744073709551614ull);
-  EXPECT_DOUBLE_EQ(usage::BillingOf(t), 3);
-  ASSERT_TRUE(usage::ParseTresAlloc("1=4,2=512", &t));
-  EXPECT_DOUBLE_EQ(usage::BillingOf(t), 4) << "no billing TRES: the CPUs";
-  ASSERT_TRUE(usage::ParseTresAlloc("", &t));
-  EXPECT_TRUE(t.empty());
-  EXPECT_DOUBLE_EQ(usage::BillingOf(t), 0);
-  for (const char* bad : {"garbage", "1=", "=2", "1=2,,5=1", "1=-2", "x=1", "1=2;5=1",
-                          "1=99999999999999999999", "0=1", "4294967296=1"}) {
-    EXPECT_FALSE(usage::ParseTresAlloc(bad, &t)) << bad;
-  }
 }
 
 // root {a (3) {u1, u2}, b (1) {u3}}

@@ -12,7 +12,7 @@
 #include "planned_use_state.h"
 #include "plugin_log.h"
 #include "state_file.h"
-#include "text_util.h"
+#include "tres_counts.h"
 #include "usage_bootstrap.h"
 #include "slurm_api.h"
 
@@ -21,20 +21,6 @@ namespace fairway::plugin {
 namespace {
 
 constexpr int64_t kMaxWindow = 365 * 86400;
-
-// "1=2,2=1024,4=1,5=2" (TRES id=count) into a map.
-std::map<uint32_t, uint64_t> TresById(const char* text) {
-  std::map<uint32_t, uint64_t> out;
-  if (!text) return out;
-  for (const std::string& item : Split(text, ',')) {
-    size_t eq = item.find('=');
-    if (eq == std::string::npos) continue;
-    std::optional<int64_t> id = ParseUnsigned(item.substr(0, eq));
-    std::optional<int64_t> count = ParseUnsigned(item.substr(eq + 1));
-    if (id && count) out[static_cast<uint32_t>(*id)] = static_cast<uint64_t>(*count);
-  }
-  return out;
-}
 
 struct FetchedJob {
   JobUsageRecord usage;                 // billing
@@ -52,23 +38,27 @@ bool FetchJobs(time_t since, time_t now, std::vector<FetchedJob>* jobs) {
   List list = jobacct_storage_g_get_jobs_cond(acct_db_conn, getuid(), &cond);
   FREE_NULL_LIST(cond.cluster_list);
   if (!list) return false;
+  size_t unreadable = 0;
   ListIterator it = list_iterator_create(list);
   while (auto* job = static_cast<slurmdb_job_rec_t*>(list_next(it))) {
     if (!job->start || !job->associd) continue;
     FetchedJob f;
-    f.tres = TresById(job->tres_alloc_str);
+    if (!ParseTresCounts(job->tres_alloc_str ? job->tres_alloc_str : "", &f.tres)) {
+      ++unreadable;
+      continue;
+    }
     f.usage.assoc_id = job->associd;
     f.usage.start = job->start;
     f.usage.end = job->end;
-    auto billing = f.tres.find(TRES_BILLING);
-    auto cpus = f.tres.find(TRES_CPU);
-    f.usage.billing = billing != f.tres.end() ? static_cast<double>(billing->second)
-                      : cpus != f.tres.end()  ? static_cast<double>(cpus->second)
-                                              : 0.0;
+    f.usage.billing = AllocationBilling(f.tres);
     jobs->push_back(std::move(f));
   }
   list_iterator_destroy(it);
   FREE_NULL_LIST(list);
+  if (unreadable) {
+    LogError("usage bootstrap: %zu job records with an unreadable tres_alloc were skipped",
+             unreadable);
+  }
   return true;
 }
 
