@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "job_priority.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace fairway {
@@ -65,6 +66,13 @@ double JobSizeFactor(const JobInputs& job, const Params& params, const ClusterIn
   return js;
 }
 
+// The job's count of TRES i: allocated, or requested before allocation.
+uint64_t TresCount(const JobInputs& job, size_t i) {
+  if (i < job.tres_alloc.size() && job.tres_alloc[i] != kNoConsumeVal64) return job.tres_alloc[i];
+  if (i < job.tres_req.size()) return job.tres_req[i];
+  return 0;
+}
+
 // Per-TRES factors for one partition: the allocated count (requested before
 // allocation) over the partition's total, or the raw count with
 // NO_NORMAL_TRES.
@@ -76,13 +84,7 @@ void TresFactors(const JobInputs& job, const PartitionInputs* part, const Params
   out->assign(n, 0.0);
   std::vector<double>& factors = *out;
   for (size_t i = 0; i < n; ++i) {
-    uint64_t value = 0;
-    if (!job.tres_alloc.empty() && i < job.tres_alloc.size() &&
-        job.tres_alloc[i] != kNoConsumeVal64) {
-      value = job.tres_alloc[i];
-    } else if (!job.tres_req.empty() && i < job.tres_req.size()) {
-      value = job.tres_req[i];
-    }
+    const uint64_t value = TresCount(job, i);
     if (params.flags & kFlagNoNormalTres) {
       factors[i] = static_cast<double>(value);
     } else if (value && part && i < part->tres_cnt.size() && part->tres_cnt[i]) {
@@ -115,6 +117,23 @@ double Sane(double value, bool* had_nan) {
 }
 
 }  // namespace
+
+double SprioPartitionRow(const JobInputs& job, const PartitionInputs& part, const Params& params,
+                         double* row_tres, size_t row_tres_cnt) {
+  const double partition = PartitionFactor(part, params) * static_cast<double>(params.weight_partition);
+  if (!row_tres || params.weight_tres.empty()) return partition;
+  const size_t n = std::min(row_tres_cnt, params.weight_tres.size());
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t value = TresCount(job, i);
+    if (params.flags & kFlagNoNormalTres) {
+      row_tres[i] = static_cast<double>(value);
+    } else if (value && i < part.tres_cnt.size() && part.tres_cnt[i]) {
+      row_tres[i] = value / static_cast<double>(part.tres_cnt[i]);
+    }
+    row_tres[i] *= params.weight_tres[i];
+  }
+  return partition;
+}
 
 uint32_t PriorityFromSum(double sum, bool* clamped) {
   if (clamped) *clamped = false;

@@ -85,6 +85,16 @@ JobPriority ComputeJobPriority(const JobInputs& job, const Params& params,
 void ComputeJobPriorityInto(const JobInputs& job, const Params& params,
                             const ClusterInputs& cluster, int64_t now, JobPriority* result);
 
+// sprio's row for one partition of a multi-partition job, as multifactor
+// 22.05 builds it (API brief §8 bug 6, kept for identical sprio output):
+// *row_tres holds the job's weighted TRES factors on entry; each entry with
+// a count and a partition total is replaced by count / total (every entry,
+// by the raw count, with NO_NORMAL_TRES), then every entry is weighted
+// again, so an entry not replaced ends up weighted twice. Returns the
+// partition's weighted partition factor.
+double SprioPartitionRow(const JobInputs& job, const PartitionInputs& part, const Params& params,
+                         double* row_tres, size_t row_tres_cnt);
+
 // The integer priority of a weighted sum: floor 1, truncation toward zero,
 // clamp to 2^32 - 1; NaN gives 1. *clamped is set when the clamp applied.
 uint32_t PriorityFromSum(double sum, bool* clamped);

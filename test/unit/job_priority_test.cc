@@ -619,5 +619,40 @@ TEST(JobPriority, SinglePartitionJobHasNoPartitionPriorities) {
   EXPECT_TRUE(Compute(job, p).partition_priorities.empty());
 }
 
+// ---- sprio rows of multi-partition jobs ------------------------------------------------
+
+TEST(JobPriority, SprioPartitionRowReplacesCountedTresAndWeightsAllAgain) {
+  Params p = TresParams();  // weights 2000, 0, 1000
+  p.weight_partition = 1000;
+  JobInputs job;
+  job.tres_req = {50, 0, 1};
+  // The job's weighted TRES from its current partition, as stored for sprio.
+  double row[3] = {1000.0, 0.0, 7.0};
+  // This partition counts CPUs (50/200) but has no total for the third TRES.
+  const PartitionInputs part = Part("other", 40, 0.4, {200, 1000, 0});
+  EXPECT_DOUBLE_EQ(SprioPartitionRow(job, part, p, row, 3), 400.0);
+  EXPECT_DOUBLE_EQ(row[0], 0.25 * 2000.0);
+  EXPECT_DOUBLE_EQ(row[1], 0.0);
+  EXPECT_DOUBLE_EQ(row[2], 7.0 * 1000.0) << "kept and weighted a second time, as multifactor";
+}
+
+TEST(JobPriority, SprioPartitionRowRawCountsAndShortRows) {
+  Params p = TresParams();
+  p.flags |= kFlagNoNormalTres | kFlagNoNormalPart;
+  p.weight_partition = 10;
+  JobInputs job;
+  job.tres_alloc = {4, 0, kNoConsumeVal64};
+  job.tres_req = {8, 0, 3};
+  double row[2] = {9.0, 9.0};  // fewer entries than weights: only those are touched
+  EXPECT_DOUBLE_EQ(SprioPartitionRow(job, Part("raw", 40, 0.4, {}), p, row, 2), 400.0);
+  EXPECT_DOUBLE_EQ(row[0], 4.0 * 2000.0);
+  EXPECT_DOUBLE_EQ(row[1], 0.0);
+  EXPECT_DOUBLE_EQ(SprioPartitionRow(job, Part("raw", 40, 0.4, {}), p, nullptr, 0), 400.0);
+  p.weight_tres.clear();
+  row[0] = 5.0;
+  SprioPartitionRow(job, Part("raw", 40, 0.4, {}), p, row, 2);
+  EXPECT_DOUBLE_EQ(row[0], 5.0) << "no TRES weights: the row's TRES are left alone";
+}
+
 }  // namespace
 }  // namespace fairway

@@ -244,28 +244,14 @@ uint32_t ComputeAndStoreJobPriority(job_record_t* job, time_t now, const PluginC
 
 void FactorsForPartition(const job_record_t* job, const part_record_t* part,
                          const PluginConfig& config, priority_factors_object_t* factors) {
-  const Params& p = config.params;
-  factors->priority_part = ((p.flags & kFlagNoNormalPart) ? part->priority_job_factor
-                                                          : part->norm_priority) *
-                           static_cast<double>(p.weight_partition);
-  if (!factors->priority_tres || p.weight_tres.empty()) return;
-  // multifactor overwrites only the TRES this partition has, then weights
-  // every entry again; we reproduce its sprio rows exactly.
-  const size_t n = std::min<size_t>(factors->tres_cnt, p.weight_tres.size());
-  for (size_t i = 0; i < n; ++i) {
-    uint64_t value = 0;
-    if (job->tres_alloc_cnt && job->tres_alloc_cnt[i] != NO_CONSUME_VAL64) {
-      value = job->tres_alloc_cnt[i];
-    } else if (job->tres_req_cnt) {
-      value = job->tres_req_cnt[i];
-    }
-    if (p.flags & kFlagNoNormalTres) {
-      factors->priority_tres[i] = static_cast<double>(value);
-    } else if (value && part->tres_cnt && part->tres_cnt[i]) {
-      factors->priority_tres[i] = value / static_cast<double>(part->tres_cnt[i]);
-    }
-    factors->priority_tres[i] *= p.weight_tres[i];
-  }
+  // sprio runs on RPC threads: each its own scratch.
+  static thread_local JobInputs counts;
+  static thread_local PartitionInputs partition;
+  AssignTres(job->tres_alloc_cnt, &counts.tres_alloc);
+  AssignTres(job->tres_req_cnt, &counts.tres_req);
+  FillPartition(part, &partition);
+  factors->priority_part = SprioPartitionRow(counts, partition, config.params,
+                                             factors->priority_tres, factors->tres_cnt);
 }
 
 }  // namespace fairway::plugin

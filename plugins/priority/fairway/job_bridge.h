@@ -62,9 +62,8 @@ void StoreJobPriority(job_record_t* job, const JobPriority& result, const Plugin
 // Requires: the job WRITE lock. Zeroes prio_factors (operator-set priority).
 void ClearJobFactors(job_record_t* job);
 
-// Requires: the job READ lock. The weighted partition factor of one of a
-// multi-partition job's partitions, and its weighted TRES factors written
-// over *factors as multifactor's sprio path does (§8 bug 6 kept for parity).
+// Requires: the job READ lock. *factors (the job's) made sprio's row for
+// one of a multi-partition job's partitions (core SprioPartitionRow).
 void FactorsForPartition(const job_record_t* job, const part_record_t* part,
                          const PluginConfig& config, priority_factors_object_t* factors);
 
