@@ -4,11 +4,11 @@
 #include <mysql.h>
 
 #include <cctype>
-#include <cerrno>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
+#include "text_util.h"
 #include "tres_counts.h"
 
 namespace fairway::client {
@@ -37,16 +37,10 @@ bool SafeIdentifier(const std::string& s) {
 }
 
 bool ToU64(const char* text, uint64_t* out) {
-  if (!text || !*text) return false;
-  for (const char* p = text; *p; ++p) {
-    if (*p < '0' || *p > '9') return false;
-  }
-  errno = 0;
-  char* end = nullptr;
-  unsigned long long v = std::strtoull(text, &end, 10);
-  if (errno || !end || *end) return false;
-  *out = v;
-  return true;
+  if (!text) return false;
+  const std::optional<uint64_t> value = ParseUnsigned64(text);
+  if (value) *out = *value;
+  return value.has_value();
 }
 
 }  // namespace

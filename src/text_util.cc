@@ -47,6 +47,18 @@ std::optional<int64_t> ParseUnsigned(std::string_view text) {
   return value;
 }
 
+std::optional<uint64_t> ParseUnsigned64(std::string_view text) {
+  if (text.empty() || text.size() > 20) return std::nullopt;
+  uint64_t value = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    const uint64_t digit = static_cast<uint64_t>(c - '0');
+    if (value > (UINT64_MAX - digit) / 10) return std::nullopt;
+    value = value * 10 + digit;
+  }
+  return value;
+}
+
 std::optional<double> ParseDouble(std::string_view text) {
   std::string s(text);
   if (s.empty() || std::isspace(static_cast<unsigned char>(s[0]))) return std::nullopt;

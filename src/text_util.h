@@ -19,6 +19,8 @@ std::vector<std::string> Split(const std::string& text, char separator);
 std::string StripConfComment(std::string_view line);
 // A whole non-negative decimal integer (no sign, no spaces, no overflow).
 std::optional<int64_t> ParseUnsigned(std::string_view text);
+// The same over the whole uint64_t range (TRES counts, database columns).
+std::optional<uint64_t> ParseUnsigned64(std::string_view text);
 // A whole finite or infinite double as strtod reads it, nothing trailing.
 std::optional<double> ParseDouble(std::string_view text);
 

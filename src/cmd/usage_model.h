@@ -2,8 +2,8 @@
 // The pure part of `fairway usage audit|export` (doc/accounting.md): reading
 // slurmdbd.conf (and refusing one that others can read), comparing rebuilt
 // usage with the controller's, and writing the export scenario (a job's
-// tres_alloc is parsed by src/tres_counts.h). No Slurm or MariaDB header: client/db_client fetches
-// the rows, src/cmd/usage.cc runs the commands.
+// tres_alloc is parsed by src/tres_counts.h). No Slurm or MariaDB header:
+// client/db_client fetches the rows, src/cmd/usage.cc runs the commands.
 #ifndef FAIRWAY_CMD_USAGE_MODEL_H_
 #define FAIRWAY_CMD_USAGE_MODEL_H_
 

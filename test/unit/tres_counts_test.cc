@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "text_util.h"
+
 namespace fairway {
 namespace {
 
@@ -27,6 +29,14 @@ TEST(TresCounts, RefusesAnythingElseAndLeavesNothing) {
     t = {{9, 9}};
     EXPECT_FALSE(ParseTresCounts(bad, &t)) << bad;
     EXPECT_TRUE(t.empty()) << bad;
+  }
+}
+
+TEST(TresCounts, CountsUseTheWholeUnsigned64Range) {
+  EXPECT_EQ(ParseUnsigned64("18446744073709551615"), UINT64_MAX);
+  EXPECT_EQ(ParseUnsigned64("0"), 0u);
+  for (const char* bad : {"", "18446744073709551616", "+1", "-1", " 1", "1 ", "0x10"}) {
+    EXPECT_FALSE(ParseUnsigned64(bad)) << bad;
   }
 }
 
