@@ -5,50 +5,91 @@
 
 namespace fairway {
 
-void JobIndex::Reset(size_t expected) {
-  size_t capacity = 16;
-  while (capacity < 2 * expected) capacity *= 2;
-  if (slots_.size() < capacity) {
+void JobIndex::Assign(const std::vector<uint32_t>& ids) {
+  uint32_t smallest = UINT32_MAX, largest = 0;
+  std::size_t count = 0;
+  for (uint32_t id : ids) {
+    if (id == 0) continue;
+    smallest = std::min(smallest, id);
+    largest = std::max(largest, id);
+    ++count;
+  }
+  size_ = 0;
+  if (count == 0) {
+    dense_ = true;
+    span_ = 0;
+    return;
+  }
+  const uint64_t span = static_cast<uint64_t>(largest) - smallest + 1;
+  if (span <= kMaxSpanPerId * count) {
+    AssignDense(ids, smallest, span);
+  } else {
+    AssignHashed(ids, count);
+  }
+}
+
+void JobIndex::AssignDense(const std::vector<uint32_t>& ids, uint32_t smallest, uint64_t span) {
+  if (!dense_) std::vector<Slot>().swap(slots_);  // the other layout's memory
+  dense_ = true;
+  base_ = smallest;
+  span_ = span;
+  if (positions_.size() < span) positions_.resize(span);
+  std::fill(positions_.begin(), positions_.begin() + static_cast<std::ptrdiff_t>(span), kNotFound);
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    if (ids[i] == 0) continue;
+    uint32_t& slot = positions_[ids[i] - base_];
+    if (slot == kNotFound) {
+      slot = static_cast<uint32_t>(i);
+      ++size_;
+    }
+  }
+}
+
+void JobIndex::AssignHashed(const std::vector<uint32_t>& ids, std::size_t count) {
+  if (dense_) std::vector<uint32_t>().swap(positions_);
+  dense_ = false;
+  std::size_t capacity = 16;
+  unsigned bits = 4;
+  while (capacity < 2 * count) {
+    capacity *= 2;
+    ++bits;
+  }
+  hash_shift_ = 64 - bits;
+  if (slots_.size() != capacity) {
     slots_.assign(capacity, Slot{});
   } else {
     std::fill(slots_.begin(), slots_.end(), Slot{});
   }
-  size_ = 0;
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    const uint32_t id = ids[i];
+    if (id == 0) continue;
+    for (std::size_t s = Home(id);; s = (s + 1) & (slots_.size() - 1)) {
+      if (slots_[s].id == id) break;
+      if (slots_[s].id == 0) {
+        slots_[s] = Slot{id, static_cast<uint32_t>(i)};
+        ++size_;
+        break;
+      }
+    }
+  }
 }
 
 size_t JobIndex::Home(uint32_t id) const {
-  // Job ids are consecutive: a multiplicative hash spreads them over the
-  // table instead of filling one run.
-  return (id * 0x9e3779b1u) & (slots_.size() - 1);
-}
-
-void JobIndex::Insert(uint32_t id, uint32_t position) {
-  if (id == 0) return;
-  if (2 * (size_ + 1) > slots_.size()) {
-    // Grow: re-insert what is there into a table twice as large.
-    std::vector<Slot> old;
-    old.swap(slots_);
-    slots_.assign(std::max<size_t>(16, old.size() * 2), Slot{});
-    size_ = 0;
-    for (const Slot& s : old) {
-      if (s.id) Insert(s.id, s.position);
-    }
-  }
-  for (size_t i = Home(id);; i = (i + 1) & (slots_.size() - 1)) {
-    if (slots_[i].id == id) return;
-    if (slots_[i].id == 0) {
-      slots_[i] = Slot{id, position};
-      ++size_;
-      return;
-    }
-  }
+  // Only spread-out ids get here. Fibonacci hashing: the product's high
+  // bits depend on every bit of the id, so ids a multiple of the table size
+  // apart do not share a home (the low bits of a product would).
+  return static_cast<std::size_t>((id * 0x9e3779b97f4a7c15ull) >> hash_shift_);
 }
 
 uint32_t JobIndex::Find(uint32_t id) const {
-  if (id == 0 || slots_.empty()) return kNotFound;
-  for (size_t i = Home(id);; i = (i + 1) & (slots_.size() - 1)) {
-    if (slots_[i].id == id) return slots_[i].position;
-    if (slots_[i].id == 0) return kNotFound;
+  if (id == 0 || size_ == 0) return kNotFound;
+  if (dense_) {
+    if (id < base_ || id - base_ >= span_) return kNotFound;
+    return positions_[id - base_];
+  }
+  for (std::size_t s = Home(id);; s = (s + 1) & (slots_.size() - 1)) {
+    if (slots_[s].id == id) return slots_[s].position;
+    if (slots_[s].id == 0) return kNotFound;
   }
 }
 

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Job id -> position in an array of per-job records, for tens of thousands
-// of jobs: one flat open-addressing table, rebuilt once per priority pass
-// and looked up by sprio, so neither allocates per job nor chases pointers.
+// of jobs, rebuilt once per priority pass and looked up by sprio. Job ids
+// are nearly consecutive, so the usual case is a dense array indexed by
+// id - smallest id (4 bytes per id in the span, written and read in order);
+// ids spread wider than kMaxSpanPerId times their number go into a flat
+// open-addressing table instead. Neither allocates per job.
 #ifndef FAIRWAY_JOB_INDEX_H_
 #define FAIRWAY_JOB_INDEX_H_
 
@@ -14,23 +17,33 @@ namespace fairway {
 class JobIndex {
  public:
   static constexpr uint32_t kNotFound = UINT32_MAX;
+  // Above this many span slots per id the dense array would cost more
+  // memory than the table (8 bytes per slot, at most half full).
+  static constexpr uint64_t kMaxSpanPerId = 4;
 
-  // Forgets every id and sizes the table for `expected` ids (keeps its
-  // storage when large enough).
-  void Reset(std::size_t expected);
-  // Adds id (non-zero) at position; a repeated id keeps its first position.
-  void Insert(uint32_t id, uint32_t position);
+  // Replaces what is indexed by ids[i] -> i for every non-zero id (job id 0
+  // does not exist); a repeated id keeps its first position. Keeps the
+  // storage of the last build when it is large enough.
+  void Assign(const std::vector<uint32_t>& ids);
   uint32_t Find(uint32_t id) const;
   std::size_t size() const { return size_; }
+  bool dense() const { return dense_; }
 
  private:
   struct Slot {
-    uint32_t id = 0;  // 0 = empty (job id 0 does not exist)
+    uint32_t id = 0;  // 0 = empty
     uint32_t position = 0;
   };
+  void AssignDense(const std::vector<uint32_t>& ids, uint32_t smallest, uint64_t span);
+  void AssignHashed(const std::vector<uint32_t>& ids, std::size_t count);
   std::size_t Home(uint32_t id) const;
 
-  std::vector<Slot> slots_;  // a power of two, at most half full
+  bool dense_ = true;
+  uint32_t base_ = 0;                // dense: the smallest id
+  uint64_t span_ = 0;                // dense: ids base_ .. base_ + span_ - 1
+  std::vector<uint32_t> positions_;  // dense: position of id base_ + i, or kNotFound
+  std::vector<Slot> slots_;          // hashed: a power of two, at most half full
+  unsigned hash_shift_ = 60;         // hashed: 64 - log2(slots_.size())
   std::size_t size_ = 0;
 };
 

@@ -3,44 +3,91 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 namespace fairway {
 namespace {
 
-TEST(JobIndex, FindsEveryInsertedIdAndNothingElse) {
+std::vector<uint32_t> Range(uint32_t first, uint32_t end, uint32_t step = 1) {
+  std::vector<uint32_t> ids;
+  for (uint32_t id = first; id < end; id += step) ids.push_back(id);
+  return ids;
+}
+
+void ExpectEachAtItsPosition(const JobIndex& index, const std::vector<uint32_t>& ids) {
+  for (size_t i = 0; i < ids.size(); ++i) ASSERT_EQ(index.Find(ids[i]), i) << ids[i];
+}
+
+TEST(JobIndex, ConsecutiveIdsUseTheDenseArray) {
   JobIndex index;
-  index.Reset(1000);
-  for (uint32_t id = 5000; id < 6000; ++id) index.Insert(id, id - 5000);
+  const auto ids = Range(5000, 6000);
+  index.Assign(ids);
+  EXPECT_TRUE(index.dense());
   EXPECT_EQ(index.size(), 1000u);
-  for (uint32_t id = 5000; id < 6000; ++id) ASSERT_EQ(index.Find(id), id - 5000) << id;
+  ExpectEachAtItsPosition(index, ids);
   EXPECT_EQ(index.Find(4999), JobIndex::kNotFound);
   EXPECT_EQ(index.Find(6000), JobIndex::kNotFound);
   EXPECT_EQ(index.Find(0), JobIndex::kNotFound);
 }
 
-TEST(JobIndex, GrowsPastItsExpectedSize) {
+TEST(JobIndex, IdsWithGapsWithinTheSpanLimitStayDense) {
   JobIndex index;
-  index.Reset(4);
-  for (uint32_t id = 1; id <= 10000; id += 3) index.Insert(id, id * 2);
-  for (uint32_t id = 1; id <= 10000; id += 3) ASSERT_EQ(index.Find(id), id * 2) << id;
-  EXPECT_EQ(index.Find(2), JobIndex::kNotFound);
+  const auto ids = Range(100, 4100, 4);  // span 3997 for 1000 ids
+  index.Assign(ids);
+  EXPECT_TRUE(index.dense());
+  ExpectEachAtItsPosition(index, ids);
+  EXPECT_EQ(index.Find(101), JobIndex::kNotFound);
 }
 
-TEST(JobIndex, ResetForgetsAndARepeatedIdKeepsItsFirstPosition) {
+TEST(JobIndex, SpreadOutIdsUseTheHashTable) {
   JobIndex index;
-  index.Reset(10);
-  index.Insert(7, 1);
-  index.Insert(7, 2);
-  EXPECT_EQ(index.Find(7), 1u);
-  EXPECT_EQ(index.size(), 1u);
-  index.Reset(10);
+  auto ids = Range(1, 10000, 7);
+  ids.push_back(4000000000u);
+  index.Assign(ids);
+  EXPECT_FALSE(index.dense());
+  ExpectEachAtItsPosition(index, ids);
+  EXPECT_EQ(index.Find(2), JobIndex::kNotFound);
+  EXPECT_EQ(index.Find(3999999999u), JobIndex::kNotFound);
+}
+
+// Two blocks of consecutive ids a power of two apart: with a hash on the
+// low bits every id of the second block would probe through the whole run
+// of the first. Found in order, in either layout.
+TEST(JobIndex, BlocksAPowerOfTwoApartAreFound) {
+  JobIndex index;
+  auto ids = Range(1, 10001);
+  for (uint32_t id : Range(1 + (1u << 20), 10001 + (1u << 20))) ids.push_back(id);
+  index.Assign(ids);
+  EXPECT_FALSE(index.dense());
+  ExpectEachAtItsPosition(index, ids);
+  EXPECT_EQ(index.Find(10001), JobIndex::kNotFound);
+}
+
+TEST(JobIndex, AssignReplacesAndARepeatedIdKeepsItsFirstPosition) {
+  JobIndex index;
+  index.Assign({7, 7, 0, 9});
+  EXPECT_EQ(index.Find(7), 0u);
+  EXPECT_EQ(index.Find(9), 3u);
+  EXPECT_EQ(index.size(), 2u);
+  index.Assign({8});
   EXPECT_EQ(index.Find(7), JobIndex::kNotFound);
-  EXPECT_EQ(index.size(), 0u);
-  index.Insert(0, 3);  // no job has id 0
-  EXPECT_EQ(index.size(), 0u);
+  EXPECT_EQ(index.Find(8), 0u);
+  EXPECT_EQ(index.size(), 1u);
+  // From the hashed layout back to the dense one and again.
+  index.Assign({1, 1u << 30});
+  EXPECT_FALSE(index.dense());
+  EXPECT_EQ(index.Find(1u << 30), 1u);
+  index.Assign({3, 4});
+  EXPECT_TRUE(index.dense());
+  EXPECT_EQ(index.Find(1u << 30), JobIndex::kNotFound);
+  EXPECT_EQ(index.Find(4), 1u);
 }
 
 TEST(JobIndex, EmptyIndexFindsNothing) {
   JobIndex index;
+  EXPECT_EQ(index.Find(1), JobIndex::kNotFound);
+  index.Assign({0, 0});
+  EXPECT_EQ(index.size(), 0u);
   EXPECT_EQ(index.Find(1), JobIndex::kNotFound);
 }
 

@@ -15,21 +15,29 @@ namespace fairway::plugin {
 
 namespace {
 
-// Copies a TRES count array, reusing the vector's storage between passes.
-void AssignTres(const uint64_t* counts, std::vector<uint64_t>* out) {
+// Copies the counts of the weighted TRES (PriorityWeightTRES), the only
+// ones the priority reads, leaving the others 0; reuses the vector's
+// storage between passes. A pass copies two or three arrays per job.
+void AssignTres(const uint64_t* counts, const std::vector<double>& weights,
+                std::vector<uint64_t>* out) {
   if (!counts || slurmctld_tres_cnt <= 0) {
     out->clear();
     return;
   }
-  out->assign(counts, counts + slurmctld_tres_cnt);
+  const size_t n = std::min(weights.size(), static_cast<size_t>(slurmctld_tres_cnt));
+  out->assign(n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    if (weights[i] != 0.0) (*out)[i] = counts[i];
+  }
 }
 
-void FillPartition(const part_record_t* part, PartitionInputs* in) {
+void FillPartition(const part_record_t* part, const std::vector<double>& weights,
+                   PartitionInputs* in) {
   in->name.clear();  // names are not needed for the arithmetic
   in->priority_job_factor = part->priority_job_factor;
   in->norm_priority = part->norm_priority;
   in->max_time_min = part->max_time;
-  AssignTres(part->tres_cnt, &in->tres_cnt);
+  AssignTres(part->tres_cnt, weights, &in->tres_cnt);
 }
 
 void ClearFactors(job_record_t* job) {
@@ -74,7 +82,21 @@ void SortedPartitions(job_record_t* job, std::vector<part_record_t*>* parts) {
 
 }  // namespace
 
-void GatherJobInputs(job_record_t* job, const PluginConfig& config, JobInputs* in) {
+void ListJobs(std::vector<job_record_t*>* jobs) {
+  jobs->clear();
+  if (!job_list) return;
+  jobs->reserve(static_cast<size_t>(list_count(job_list)));
+  list_for_each_ro(
+      job_list,
+      [](void* job, void* out) {
+        static_cast<std::vector<job_record_t*>*>(out)->push_back(static_cast<job_record_t*>(job));
+        return 0;
+      },
+      jobs);
+}
+
+void GatherJobInputs(job_record_t* job, const PluginConfig& config, JobInputs* in,
+                     PartitionFillCache* cache) {
   const Params& p = config.params;
   job_details* details = job->details;
   in->job_id = job->job_id;
@@ -88,15 +110,18 @@ void GatherJobInputs(job_record_t* job, const PluginConfig& config, JobInputs* i
   in->min_nodes = details->min_nodes;
   in->time_limit_min = job->time_limit;
   if (job->part_ptr) {
+    const bool filled = cache && in->partition && cache->filled_from == job->part_ptr;
     if (!in->partition) in->partition.emplace();
-    FillPartition(job->part_ptr, &*in->partition);
+    if (!filled) FillPartition(job->part_ptr, p.weight_tres, &*in->partition);
+    if (cache) cache->filled_from = job->part_ptr;
   } else {
     in->partition.reset();
+    if (cache) cache->filled_from = nullptr;
   }
   in->site_factor = job->site_factor;
   in->nice = details->nice;
-  AssignTres(job->tres_alloc_cnt, &in->tres_alloc);
-  AssignTres(job->tres_req_cnt, &in->tres_req);
+  AssignTres(job->tres_alloc_cnt, p.weight_tres, &in->tres_alloc);
+  AssignTres(job->tres_req_cnt, p.weight_tres, &in->tres_req);
   in->fairshare_factor = 0;
   if (job->assoc_ptr && p.weight_fairshare && config.calc_fairshare) {
     in->fairshare_factor = FairshareFactor(job, config);
@@ -112,7 +137,7 @@ void GatherJobInputs(job_record_t* job, const PluginConfig& config, JobInputs* i
     SortedPartitions(job, &parts);
     in->partition_list.resize(parts.size());
     for (size_t i = 0; i < parts.size(); ++i) {
-      FillPartition(parts[i], &in->partition_list[i]);
+      FillPartition(parts[i], p.weight_tres, &in->partition_list[i]);
       in->previous_partition_priorities.push_back(
           job->priority_array ? job->priority_array[i] : 0);
     }
@@ -247,9 +272,10 @@ void FactorsForPartition(const job_record_t* job, const part_record_t* part,
   // sprio runs on RPC threads: each its own scratch.
   static thread_local JobInputs counts;
   static thread_local PartitionInputs partition;
-  AssignTres(job->tres_alloc_cnt, &counts.tres_alloc);
-  AssignTres(job->tres_req_cnt, &counts.tres_req);
-  FillPartition(part, &partition);
+  const std::vector<double>& weights = config.params.weight_tres;
+  AssignTres(job->tres_alloc_cnt, weights, &counts.tres_alloc);
+  AssignTres(job->tres_req_cnt, weights, &counts.tres_req);
+  FillPartition(part, weights, &partition);
   factors->priority_part = SprioPartitionRow(counts, partition, config.params,
                                              factors->priority_tres, factors->tres_cnt);
 }

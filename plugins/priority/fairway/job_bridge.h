@@ -7,6 +7,7 @@
 
 #include <ctime>
 #include <cstdint>
+#include <vector>
 
 #include "job_priority.h"
 #include "plugin_config.h"
@@ -19,9 +20,25 @@ namespace fairway::plugin {
 // Operator-set priorities are returned unchanged, with zeroed factors.
 uint32_t ComputeAndStoreJobPriority(job_record_t* job, time_t now, const PluginConfig& config);
 
-// Requires: the job READ lock (at least) and the assoc_mgr assoc and QOS
-// read locks. Fills *inputs, reusing its storage. The job must have details.
-void GatherJobInputs(job_record_t* job, const PluginConfig& config, JobInputs* inputs);
+// Requires: the job READ lock. Replaces *jobs by job_list's records, in
+// order, in one traversal under the list's own lock taken once (list_next
+// takes it for every job).
+void ListJobs(std::vector<job_record_t*>* jobs);
+
+// Which partition's inputs *inputs already holds, for callers that gather
+// many jobs in a row into the same JobInputs: consecutive jobs mostly share
+// a partition. Valid only while the partition read lock stays held; start
+// each locked section with a fresh one.
+struct PartitionFillCache {
+  const part_record_t* filled_from = nullptr;
+};
+
+// Requires: the job READ lock (at least), the partition read lock when
+// cache is given, and the assoc_mgr assoc and QOS read locks. Fills
+// *inputs, reusing its storage; TRES counts only for the weighted TRES (the
+// others 0). The job must have details.
+void GatherJobInputs(job_record_t* job, const PluginConfig& config, JobInputs* inputs,
+                     PartitionFillCache* cache = nullptr);
 
 // What is stored for one job: the weighted factors sprio shows, and the
 // per-partition priorities of a multi-partition job. Pointers are borrowed.
