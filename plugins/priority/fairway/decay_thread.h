@@ -25,9 +25,12 @@ time_t LastDecayRan();
 
 // One pass's fairshare: snapshot, compute, write back under assoc W.
 void RecomputeFairshare();
-// Requires the job WRITE lock: charges every running job up to now;
-// returns how many were charged.
-size_t ChargeRunningJobs(time_t start_period, time_t now);
+// Charges every running job up to now; returns how many were charged.
+// Takes the locks itself (the caller holds none): the walk over every job
+// record that finds the running ones runs under the job READ lock, only
+// charging them takes the WRITE lock. update_site_factors: also run the
+// site factor plugin's periodic update in that write lock.
+size_t ChargeRunningJobs(time_t start_period, time_t now, bool update_site_factors);
 
 }  // namespace fairway::plugin
 

@@ -73,10 +73,7 @@ extern "C" FAIRWAY_EXPORT int init(void) {
       // that sprio has data, then on job events only (as multifactor does).
       // No decay thread exists here, so the pass's buffers are ours.
       time_t now = time(nullptr);
-      slurmctld_lock_t job_write_lock = {NO_LOCK, WRITE_LOCK, READ_LOCK, READ_LOCK, NO_LOCK};
-      lock_slurmctld(job_write_lock);
-      fp::ChargeRunningJobs(0, now);
-      unlock_slurmctld(job_write_lock);
+      fp::ChargeRunningJobs(0, now, false);
       fp::RunPriorityPass(now);
     } else if (assoc_mgr_root_assoc) {
       assoc_mgr_root_assoc->usage->usage_efctv = 1.0;
