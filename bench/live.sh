@@ -16,7 +16,10 @@
 #    with it on the same state, let its first pass run, then measure
 #    BENCH_PASSES passes (default 5; PriorityCalcPeriod=1 minute):
 #      (a) CPU time of the decay thread per pass (schedstat);
-#      (b) latency of `scontrol show job` (job read lock) during the passes;
+#      (b) latency of a one-job query (what `scontrol show job` sends; job
+#          read lock) during the passes, sent in-process through libslurm
+#          (bench/live_probe.py), so that the lock wait is not hidden by
+#          the cost of starting scontrol;
 #      (c) `sprio -h` over all jobs (BENCH_SPRIO_RUNS runs, default 5,
 #          median);
 #      (d) sbatch throughput (BENCH_SUBMIT_ROUNDS rounds, default 3, of
@@ -211,7 +214,7 @@ measure() {
   done
   R[$plugin.submit_rates]=$rates
   R[$plugin.submit_rate]=$(median $rates)
-  log "priority/$plugin: pass CPU ${R[$plugin.pass_cpu_ms]:-?} ms; scontrol in passes p50/p99/max ${R[$plugin.lat_in_p50_ms]:-?}/${R[$plugin.lat_in_p99_ms]:-?}/${R[$plugin.lat_in_max_ms]:-?} ms; sprio ${R[$plugin.sprio_s]} s; sbatch ${R[$plugin.submit_rate]}/s; RSS ${R[$plugin.rss_mib]} MiB"
+  log "priority/$plugin: pass CPU ${R[$plugin.pass_cpu_ms]:-?} ms; job RPC in passes p50/p99/max ${R[$plugin.lat_in_p50_ms]:-?}/${R[$plugin.lat_in_p99_ms]:-?}/${R[$plugin.lat_in_max_ms]:-?} ms; sprio ${R[$plugin.sprio_s]} s; sbatch ${R[$plugin.submit_rate]}/s; RSS ${R[$plugin.rss_mib]} MiB"
 }
 for p in $PLUGINS; do measure "$p"; done
 
@@ -238,20 +241,20 @@ report() {
   row "(a) decay pass CPU, max (ms)" pass_cpu_ms_max
   row "    decay pass wall time, mean (ms)" pass_wall_ms_mean
   row "    passes measured" passes_measured
-  row "(b) scontrol show job during passes, p50 (ms)" lat_in_p50_ms
-  row "(b) scontrol show job during passes, p99 (ms)" lat_in_p99_ms
-  row "(b) scontrol show job during passes, max (ms)" lat_in_max_ms
+  row "(b) job RPC during passes, p50 (ms)" lat_in_p50_ms
+  row "(b) job RPC during passes, p99 (ms)" lat_in_p99_ms
+  row "(b) job RPC during passes, max (ms)" lat_in_max_ms
   row "    probes during passes" probes_in_pass
-  row "    scontrol show job outside passes, p50 (ms)" lat_out_p50_ms
-  row "    scontrol show job outside passes, p99 (ms)" lat_out_p99_ms
-  row "    scontrol show job outside passes, max (ms)" lat_out_max_ms
+  row "    job RPC outside passes, p50 (ms)" lat_out_p50_ms
+  row "    job RPC outside passes, p99 (ms)" lat_out_p99_ms
+  row "    job RPC outside passes, max (ms)" lat_out_max_ms
   row "(c) sprio -h, all jobs, median (s)" sprio_s
   row "    sprio lines" sprio_lines
   row "(d) sbatch jobs/s, median of $SUBMIT_ROUNDS x $SUBMIT_JOBS" submit_rate
   row "(e) slurmctld VmRSS after the passes (MiB)" rss_mib
   echo
   for p in $PLUGINS; do
-    echo "$p: pass CPU ms: ${R[$p.pass_cpu_ms]:-}; sprio runs s: ${R[$p.sprio_runs]:-}; sbatch rounds jobs/s: ${R[$p.submit_rates]:-}"
+    echo "$p: pass CPU ms: ${R[$p.pass_cpu_ms]:-}; sprio runs s: ${R[$p.sprio_runs]:-}; sbatch rounds jobs/s: ${R[$p.submit_rates]:-}; job RPC probe: ${R[$p.probe]:-?}"
   done
   if [ -n "$CORE_RESULTS" ] && [ -s "$CORE_RESULTS" ]; then
     echo
