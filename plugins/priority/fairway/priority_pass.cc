@@ -49,18 +49,24 @@ uint64_t FingerprintOf(const job_record_t* job) {
 
 // One job's computed result, kept compact: a pass holds one per pending job
 // (tens of thousands) in each of two tables, so the job id, TRES values and
-// partition priorities live in parallel arrays and shared arenas rather
-// than per-job vectors, and the fingerprint only for the jobs the store
-// will touch.
+// the partition priorities of multi-partition jobs live in parallel arrays
+// and shared arenas rather than in the record (64 bytes), and the
+// fingerprint only for the jobs the store will touch. Job ids identify
+// jobs: slurmctld does not reuse one while its record exists.
 struct PassRecord {
-  job_record_t* job = nullptr;  // compared, never read, once the pass is over
   double age = 0, assoc = 0, fairshare = 0, job_size = 0, partition = 0, qos = 0;
   uint32_t priority = 0;
   uint32_t site = 0, nice = 0;
-  uint32_t part_offset = 0;
-  uint16_t part_count = 0;
   bool published = true;   // still the job's factors for sprio
   bool clamped = false;
+  bool multi_partition = false;  // has a PartitionSlice
+};
+
+// Where a multi-partition job's priorities are in partition_priorities.
+struct PartitionSlice {
+  uint32_t position = 0;  // of the record
+  uint32_t offset = 0;
+  uint32_t count = 0;
 };
 
 // The results of one pass. The pass fills one table while sprio reads the
@@ -69,6 +75,7 @@ struct PassTable {
   std::vector<PassRecord> records;
   std::vector<uint32_t> job_ids;   // records[i]'s job id
   std::vector<double> tres;        // weighted TRES values, tres_cnt per record, in order
+  std::vector<PartitionSlice> partition_slices;  // by position, ascending
   std::vector<uint32_t> partition_priorities;
   uint32_t tres_cnt = 0;
   JobIndex index;                  // job id -> records position
@@ -173,8 +180,15 @@ StoredFactors StoredOf(const PassRecord& r, const PassTable& t) {
   const size_t position = static_cast<size_t>(&r - t.records.data());
   s.tres = t.tres_cnt ? &t.tres[position * t.tres_cnt] : nullptr;
   s.tres_cnt = t.tres_cnt;
-  s.partition_priorities = r.part_count ? &t.partition_priorities[r.part_offset] : nullptr;
-  s.partition_count = r.part_count;
+  if (r.multi_partition) {
+    const auto slice = std::lower_bound(
+        t.partition_slices.begin(), t.partition_slices.end(), position,
+        [](const PartitionSlice& a, size_t p) { return a.position < p; });
+    if (slice != t.partition_slices.end() && slice->position == position && slice->count) {
+      s.partition_priorities = &t.partition_priorities[slice->offset];
+      s.partition_count = slice->count;
+    }
+  }
   s.priority = r.priority;
   s.clamped = r.clamped;
   return s;
@@ -193,6 +207,7 @@ void GatherAndCompute(time_t now, const PluginConfig& config, PassBuffers* b) {
   b->changed.clear();
   b->partition_cache = PartitionFillCache{};
   t.partition_priorities.clear();
+  t.partition_slices.clear();
   t.tres_cnt = static_cast<uint32_t>(config.params.weight_tres.size());
   b->set_during_pass.clear();
   b->pass_in_progress = true;
@@ -221,7 +236,6 @@ void GatherAndCompute(time_t now, const PluginConfig& config, PassBuffers* b) {
       b->changed.push_back(ChangedJob{position, FingerprintOf(job)});
     }
     PassRecord r;
-    r.job = job;
     r.priority = b->result.priority;
     r.clamped = b->result.clamped;
     r.site = w.site;
@@ -236,11 +250,15 @@ void GatherAndCompute(time_t now, const PluginConfig& config, PassBuffers* b) {
     t.tres.insert(t.tres.end(), w.tres.begin(),
                   w.tres.begin() + std::min<size_t>(w.tres.size(), t.tres_cnt));
     t.tres.resize(tres_end, 0.0);
-    r.part_offset = static_cast<uint32_t>(t.partition_priorities.size());
-    r.part_count = static_cast<uint16_t>(b->result.partition_priorities.size());
-    t.partition_priorities.insert(t.partition_priorities.end(),
-                                  b->result.partition_priorities.begin(),
-                                  b->result.partition_priorities.end());
+    if (!b->result.partition_priorities.empty()) {
+      r.multi_partition = true;
+      t.partition_slices.push_back(
+          PartitionSlice{position, static_cast<uint32_t>(t.partition_priorities.size()),
+                         static_cast<uint32_t>(b->result.partition_priorities.size())});
+      t.partition_priorities.insert(t.partition_priorities.end(),
+                                    b->result.partition_priorities.begin(),
+                                    b->result.partition_priorities.end());
+    }
     t.job_ids.push_back(job->job_id);
     t.records.push_back(r);
   }
@@ -259,7 +277,7 @@ size_t StoreAndPublish(time_t now, const PluginConfig& config, PassBuffers* b) {
   for (const ChangedJob& changed : b->changed) {
     PassRecord& r = t.records[changed.position];
     job_record_t* job = find_job_record(t.job_ids[changed.position]);
-    if (job != r.job || !Eligible(job, running_too) || HasOperatorSetPriority(job)) {
+    if (!job || !Eligible(job, running_too) || HasOperatorSetPriority(job)) {
       r.published = false;
       continue;
     }
@@ -323,7 +341,7 @@ bool LastPassFactors(const job_record_t* job, StoredFactors* out) {
   const uint32_t position = t.index.Find(job->job_id);
   if (position == JobIndex::kNotFound) return false;
   const PassRecord& r = t.records[position];
-  if (!r.published || r.job != job) return false;
+  if (!r.published) return false;
   *out = StoredOf(r, t);
   return true;
 }
