@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstring>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -42,6 +43,13 @@ std::atomic<bool> g_reconfig{false};
 std::atomic<time_t> g_last_ran{0};
 bool g_bootstrap_wanted = false;  // set by StartDecayThread
 size_t g_charged_this_pass = 0;   // jobs charged by the current pass
+
+// site_factor/none, Slurm's default, updates nothing: the pass then needs
+// no job write lock for it.
+bool SiteFactorPluginUpdates() {
+  const char* plugin = slurm_conf.site_factor_plugin;
+  return plugin && std::strcmp(plugin, "site_factor/none") != 0;
+}
 
 bool IsClassicFamily(FairshareMode mode) {
   return mode == FairshareMode::kClassic || mode == FairshareMode::kDepthOblivious;
@@ -80,7 +88,9 @@ void RunPass(time_t start_time, ResetPeriod* reset_period, time_t* last_reset,
     ApplyDecay(DecayOver(config->decay_factor_per_second, start_time - last_ran));
   }
   // Without a decay clock Fair Tree still charges, from each job's start.
-  if (!skip || !classic) g_charged_this_pass = ChargeRunningJobs(last_ran, start_time, !skip);
+  if (!skip || !classic) {
+    g_charged_this_pass = ChargeRunningJobs(last_ran, start_time, !skip && SiteFactorPluginUpdates());
+  }
   if (config->params.Mode() == FairshareMode::kPlannedUse) {
     LoadPlannedUseLedger();
     RollAndSavePlannedUseLedger(start_time, *config);
