@@ -18,6 +18,17 @@ void ExpectEachAtItsPosition(const JobIndex& index, const std::vector<uint32_t>&
   for (size_t i = 0; i < ids.size(); ++i) ASSERT_EQ(index.Find(ids[i]), i) << ids[i];
 }
 
+// Indexes ids and checks the layout chosen, every id's position, and that
+// the ids in absent are not found.
+void ExpectIndexed(const std::vector<uint32_t>& ids, bool dense,
+                   const std::vector<uint32_t>& absent) {
+  JobIndex index;
+  index.Assign(ids);
+  EXPECT_EQ(index.dense(), dense);
+  ExpectEachAtItsPosition(index, ids);
+  for (uint32_t id : absent) EXPECT_EQ(index.Find(id), JobIndex::kNotFound) << id;
+}
+
 TEST(JobIndex, ConsecutiveIdsUseTheDenseArray) {
   JobIndex index;
   const auto ids = Range(5000, 6000);
@@ -31,36 +42,22 @@ TEST(JobIndex, ConsecutiveIdsUseTheDenseArray) {
 }
 
 TEST(JobIndex, IdsWithGapsWithinTheSpanLimitStayDense) {
-  JobIndex index;
-  const auto ids = Range(100, 4100, 4);  // span 3997 for 1000 ids
-  index.Assign(ids);
-  EXPECT_TRUE(index.dense());
-  ExpectEachAtItsPosition(index, ids);
-  EXPECT_EQ(index.Find(101), JobIndex::kNotFound);
+  ExpectIndexed(Range(100, 4100, 4), true, {101, 99, 4100});  // span 3997 for 1000 ids
 }
 
 TEST(JobIndex, SpreadOutIdsUseTheHashTable) {
-  JobIndex index;
   auto ids = Range(1, 10000, 7);
   ids.push_back(4000000000u);
-  index.Assign(ids);
-  EXPECT_FALSE(index.dense());
-  ExpectEachAtItsPosition(index, ids);
-  EXPECT_EQ(index.Find(2), JobIndex::kNotFound);
-  EXPECT_EQ(index.Find(3999999999u), JobIndex::kNotFound);
+  ExpectIndexed(ids, false, {2, 3999999999u});
 }
 
 // Two blocks of consecutive ids a power of two apart: with a hash on the
-// low bits every id of the second block would probe through the whole run
-// of the first. Found in order, in either layout.
+// low bits every id of the second block would share a home with one of the
+// first and probe through the first block's whole run.
 TEST(JobIndex, BlocksAPowerOfTwoApartAreFound) {
-  JobIndex index;
   auto ids = Range(1, 10001);
   for (uint32_t id : Range(1 + (1u << 20), 10001 + (1u << 20))) ids.push_back(id);
-  index.Assign(ids);
-  EXPECT_FALSE(index.dense());
-  ExpectEachAtItsPosition(index, ids);
-  EXPECT_EQ(index.Find(10001), JobIndex::kNotFound);
+  ExpectIndexed(ids, false, {10001, 1u << 20});
 }
 
 TEST(JobIndex, AssignReplacesAndARepeatedIdKeepsItsFirstPosition) {
