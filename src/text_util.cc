@@ -37,16 +37,6 @@ std::string StripConfComment(std::string_view line) {
   return Trim(hash == std::string_view::npos ? line : line.substr(0, hash));
 }
 
-std::optional<int64_t> ParseUnsigned(std::string_view text) {
-  if (text.empty() || text.size() > 18) return std::nullopt;
-  int64_t value = 0;
-  for (char c : text) {
-    if (!std::isdigit(static_cast<unsigned char>(c))) return std::nullopt;
-    value = value * 10 + (c - '0');
-  }
-  return value;
-}
-
 std::optional<uint64_t> ParseUnsigned64(std::string_view text) {
   if (text.empty() || text.size() > 20) return std::nullopt;
   uint64_t value = 0;
@@ -57,6 +47,14 @@ std::optional<uint64_t> ParseUnsigned64(std::string_view text) {
     value = value * 10 + digit;
   }
   return value;
+}
+
+std::optional<int64_t> ParseUnsigned(std::string_view text) {
+  // At most 18 digits, so that every accepted number fits an int64_t.
+  if (text.size() > 18) return std::nullopt;
+  const std::optional<uint64_t> value = ParseUnsigned64(text);
+  if (!value) return std::nullopt;
+  return static_cast<int64_t>(*value);
 }
 
 std::optional<double> ParseDouble(std::string_view text) {

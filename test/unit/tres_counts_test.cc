@@ -40,6 +40,16 @@ TEST(TresCounts, CountsUseTheWholeUnsigned64Range) {
   }
 }
 
+// ParseUnsigned (settings) reads through ParseUnsigned64 but keeps its
+// 18-digit bound, so every number it accepts fits an int64_t.
+TEST(TresCounts, SettingsIntegersStopAtEighteenDigits) {
+  EXPECT_EQ(ParseUnsigned("999999999999999999"), 999999999999999999);
+  EXPECT_EQ(ParseUnsigned("0"), 0);
+  for (const char* bad : {"", "1000000000000000000", "+1", "-1", " 1", "1.5"}) {
+    EXPECT_FALSE(ParseUnsigned(bad)) << bad;
+  }
+}
+
 TEST(TresCounts, BillingIsTheBillingTresElseTheCpus) {
   EXPECT_DOUBLE_EQ(AllocationBilling({{1, 2}, {2, 1024}, {4, 1}, {5, 3}}), 3);
   EXPECT_DOUBLE_EQ(AllocationBilling({{1, 4}, {2, 512}}), 4);
