@@ -184,7 +184,7 @@ StoredFactors StoredOf(const PassRecord& r, const PassTable& t) {
     const auto slice = std::lower_bound(
         t.partition_slices.begin(), t.partition_slices.end(), position,
         [](const PartitionSlice& a, size_t p) { return a.position < p; });
-    if (slice != t.partition_slices.end() && slice->position == position && slice->count) {
+    if (slice != t.partition_slices.end() && slice->position == position) {
       s.partition_priorities = &t.partition_priorities[slice->offset];
       s.partition_count = slice->count;
     }
