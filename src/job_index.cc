@@ -5,10 +5,11 @@
 
 namespace fairway {
 
-void JobIndex::Assign(const std::vector<uint32_t>& ids) {
+void JobIndex::Assign(const uint32_t* ids, std::size_t id_count) {
   uint32_t smallest = UINT32_MAX, largest = 0;
   std::size_t count = 0;
-  for (uint32_t id : ids) {
+  for (std::size_t i = 0; i < id_count; ++i) {
+    const uint32_t id = ids[i];
     if (id == 0) continue;
     smallest = std::min(smallest, id);
     largest = std::max(largest, id);
@@ -22,20 +23,21 @@ void JobIndex::Assign(const std::vector<uint32_t>& ids) {
   }
   const uint64_t span = static_cast<uint64_t>(largest) - smallest + 1;
   if (span <= kMaxSpanPerId * count) {
-    AssignDense(ids, smallest, span);
+    AssignDense(ids, id_count, smallest, span);
   } else {
-    AssignHashed(ids, count);
+    AssignHashed(ids, id_count, count);
   }
 }
 
-void JobIndex::AssignDense(const std::vector<uint32_t>& ids, uint32_t smallest, uint64_t span) {
-  if (!dense_) std::vector<Slot>().swap(slots_);  // the other layout's memory
+void JobIndex::AssignDense(const uint32_t* ids, std::size_t id_count, uint32_t smallest,
+                           uint64_t span) {
+  if (!dense_) ReleaseStorage(&slots_);  // the other layout's memory
   dense_ = true;
   base_ = smallest;
   span_ = span;
   if (positions_.size() < span) positions_.resize(span);
   std::fill(positions_.begin(), positions_.begin() + static_cast<std::ptrdiff_t>(span), kNotFound);
-  for (std::size_t i = 0; i < ids.size(); ++i) {
+  for (std::size_t i = 0; i < id_count; ++i) {
     if (ids[i] == 0) continue;
     uint32_t& slot = positions_[ids[i] - base_];
     if (slot == kNotFound) {
@@ -45,8 +47,8 @@ void JobIndex::AssignDense(const std::vector<uint32_t>& ids, uint32_t smallest, 
   }
 }
 
-void JobIndex::AssignHashed(const std::vector<uint32_t>& ids, std::size_t count) {
-  if (dense_) std::vector<uint32_t>().swap(positions_);
+void JobIndex::AssignHashed(const uint32_t* ids, std::size_t id_count, std::size_t count) {
+  if (dense_) ReleaseStorage(&positions_);
   dense_ = false;
   std::size_t capacity = 16;
   unsigned bits = 4;
@@ -60,7 +62,7 @@ void JobIndex::AssignHashed(const std::vector<uint32_t>& ids, std::size_t count)
   } else {
     std::fill(slots_.begin(), slots_.end(), Slot{});
   }
-  for (std::size_t i = 0; i < ids.size(); ++i) {
+  for (std::size_t i = 0; i < id_count; ++i) {
     const uint32_t id = ids[i];
     if (id == 0) continue;
     for (std::size_t s = Home(id);; s = (s + 1) & (slots_.size() - 1)) {

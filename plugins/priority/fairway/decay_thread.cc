@@ -192,7 +192,7 @@ size_t ChargeRunningJobs(time_t start_period, time_t now, bool update_site_facto
   // it); one that starts is charged by the next pass from this pass's
   // start, which is before its own.
   // Not kept between passes: 8 bytes per job of memory for nothing.
-  std::vector<job_record_t*> jobs;
+  JobPointers jobs;
   std::vector<uint32_t> running;
   slurmctld_lock_t job_read_lock = {NO_LOCK, READ_LOCK, NO_LOCK, NO_LOCK, NO_LOCK};
   lock_slurmctld(job_read_lock);

@@ -82,14 +82,14 @@ void SortedPartitions(job_record_t* job, std::vector<part_record_t*>* parts) {
 
 }  // namespace
 
-void ListJobs(std::vector<job_record_t*>* jobs) {
+void ListJobs(JobPointers* jobs) {
   jobs->clear();
   if (!job_list) return;
   jobs->reserve(static_cast<size_t>(list_count(job_list)));
   list_for_each_ro(
       job_list,
       [](void* job, void* out) {
-        static_cast<std::vector<job_record_t*>*>(out)->push_back(static_cast<job_record_t*>(job));
+        static_cast<JobPointers*>(out)->push_back(static_cast<job_record_t*>(job));
         return 0;
       },
       jobs);

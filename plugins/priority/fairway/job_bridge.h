@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "job_priority.h"
+#include "page_allocator.h"
 #include "plugin_config.h"
 #include "slurm_api.h"  // part_record_t is an anonymous struct: no forward declaration
 
@@ -22,8 +23,10 @@ uint32_t ComputeAndStoreJobPriority(job_record_t* job, time_t now, const PluginC
 
 // Requires: the job READ lock. Replaces *jobs by job_list's records, in
 // order, in one traversal under the list's own lock taken once (list_next
-// takes it for every job).
-void ListJobs(std::vector<job_record_t*>* jobs);
+// takes it for every job). A PageVector: the callers keep the list only for
+// one pass, and its memory goes back to the system when they drop it.
+using JobPointers = PageVector<job_record_t*>;
+void ListJobs(JobPointers* jobs);
 
 // Which partition's inputs *inputs already holds, for callers that gather
 // many jobs in a row into the same JobInputs: consecutive jobs mostly share

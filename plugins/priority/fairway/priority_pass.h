@@ -17,7 +17,7 @@
 namespace fairway::plugin {
 
 // Takes the locks itself; the caller holds none. Only one thread at a time
-// may call it (its buffers are reused between passes): the decay thread, or
+// may call it (it keeps its table between passes): the decay thread, or
 // init() when there is no decay thread (no slurmdbd).
 void RunPriorityPass(time_t now);
 
