@@ -24,11 +24,17 @@
 #          median);
 #      (d) sbatch throughput (BENCH_SUBMIT_ROUNDS rounds, default 3, of
 #          BENCH_SUBMIT_JOBS jobs, default 500, then cancelled; median);
-#      (e) slurmctld VmRSS after the passes.
+#      (e) slurmctld VmRSS measured first, for priority/basic, multifactor
+#          and fairway in turn: restarted on the same jobs, read
+#          BENCH_MEM_SETTLE seconds (default 75) later, after the second
+#          pass, with no query in between (queries leave malloc arenas
+#          behind in the RPC threads; the test submissions of (d) stay in
+#          the job list for MinJobAge). Basic keeps nothing per job, so
+#          the difference per pending job is each plugin's memory per job.
 # 5. Print the figures for both plugins and their ratio fairway/multifactor
 #    and write them to BENCH_OUT (default bench/results/latest.txt).
 #
-# Needs root and a built .libs/priority_fairway.so. About 15 minutes with
+# Needs root and a built .libs/priority_fairway.so. About 18 minutes with
 # 20000 jobs; BENCH_JOBS=2000 for a quicker check (the passes still come
 # once a minute). BENCH_KEEP=1 leaves the cluster running (in BENCH_DIR).
 # BENCH_QUIET_SCHED=0 keeps Slurm's default scheduler intervals (by default
@@ -46,6 +52,7 @@ SUBMIT_JOBS=${BENCH_SUBMIT_JOBS:-500}
 SPRIO_RUNS=${BENCH_SPRIO_RUNS:-5}
 SUBMIT_ROUNDS=${BENCH_SUBMIT_ROUNDS:-3}
 QUIET_SCHED=${BENCH_QUIET_SCHED:-1}
+MEM_SETTLE=${BENCH_MEM_SETTLE:-75}
 OUT=${BENCH_OUT:-$TOP/bench/results/latest.txt}
 CORE_RESULTS=${BENCH_CORE_RESULTS:-}
 export FAIRWAY_PORT_BASE=${FAIRWAY_PORT_BASE:-17017}
@@ -84,6 +91,7 @@ now_s() { printf '%s' "$EPOCHREALTIME"; }
 # elapsed seconds since a now_s value
 since() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f", b - a }'; }
 ctld_pid() { tr -dc '0-9' <"$DIR/run/slurmctld.pid"; }
+rss_mib() { awk '/^VmRSS/ { printf "%.1f", $2 / 1024 }' /proc/"$1"/status; }
 # median VALUE...: the middle value (mean of the two middle ones).
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
@@ -159,6 +167,20 @@ case ${PRIORITY_FLAGS:-} in *NO_FAIR_TREE*) ;; *) PRIORITY_FLAGS="${PRIORITY_FLA
 
 # ------------------------------------------------------------ measure ---
 declare -A R
+# (e) for one plugin: restart, wait, read VmRSS. The same wait for every
+# plugin (a pass runs at the start and one a minute later; slurmctld's own
+# memory also grows in its first minute), and no query until the reading.
+measure_memory() {
+  local plugin=$1 pid
+  log "== priority/$plugin: restarting slurmctld (memory, ${MEM_SETTLE} s)"
+  restart_ctld "$DIR" "priority/$plugin" >/dev/null 2>"$WORK/restart-mem-$plugin.log" || {
+    cat "$WORK/restart-mem-$plugin.log" >&2; return 1; }
+  pid=$(ctld_pid)
+  sleep "$MEM_SETTLE"
+  R[$plugin.rss_settled_mib]=$(rss_mib "$pid")
+  R[$plugin.mem_pending]=$(squeue -h -t PD -o %i | wc -l)
+  log "priority/$plugin: RSS ${R[$plugin.rss_settled_mib]} MiB, ${R[$plugin.mem_pending]} pending"
+}
 measure() {
   local plugin=$1 t_restart pid tid comm out i t0 list lines ids
   log "== priority/$plugin: restarting slurmctld"
@@ -184,7 +206,7 @@ measure() {
     --job "$PROBE_JOB" --passes "$PASSES" --timeout $((PASSES * 60 + 120)) \
     --raw "$WORK/raw-$plugin" >"$out" || { cat "$out" >&2; log "probe failed for $plugin"; }
   while IFS='=' read -r k v; do R[$plugin.$k]=$v; done <"$out"
-  R[$plugin.rss_mib]=$(awk '/^VmRSS/ { printf "%.1f", $2 / 1024 }' /proc/"$pid"/status)
+  R[$plugin.rss_mib]=$(rss_mib "$pid")
   # (c) sprio over all jobs.
   list=""
   for ((i = 0; i < SPRIO_RUNS; i++)); do
@@ -214,8 +236,13 @@ measure() {
   done
   R[$plugin.submit_rates]=$rates
   R[$plugin.submit_rate]=$(median $rates)
-  log "priority/$plugin: pass CPU ${R[$plugin.pass_cpu_ms]:-?} ms; job RPC in passes p50/p99/max ${R[$plugin.lat_in_p50_ms]:-?}/${R[$plugin.lat_in_p99_ms]:-?}/${R[$plugin.lat_in_max_ms]:-?} ms; sprio ${R[$plugin.sprio_s]} s; sbatch ${R[$plugin.submit_rate]}/s; RSS ${R[$plugin.rss_mib]} MiB"
+  log "priority/$plugin: pass CPU ${R[$plugin.pass_cpu_ms]:-?} ms; job RPC in passes p50/p99/max ${R[$plugin.lat_in_p50_ms]:-?}/${R[$plugin.lat_in_p99_ms]:-?}/${R[$plugin.lat_in_max_ms]:-?} ms; sprio ${R[$plugin.sprio_s]} s; sbatch ${R[$plugin.submit_rate]}/s; RSS ${R[$plugin.rss_mib]} MiB after the queries"
 }
+for p in basic $PLUGINS; do measure_memory "$p"; done
+for p in $PLUGINS; do
+  R[$p.mem_per_job_b]=$(awk -v a="${R[$p.rss_settled_mib]}" -v b="${R[basic.rss_settled_mib]}" \
+    -v n="${R[$p.mem_pending]}" 'BEGIN { if (n == 0) print "nan"; else printf "%.0f", (a - b) * 1048576 / n }')
+done
 for p in $PLUGINS; do measure "$p"; done
 
 # ------------------------------------------------------------- report ---
@@ -251,7 +278,10 @@ report() {
   row "(c) sprio -h, all jobs, median (s)" sprio_s
   row "    sprio lines" sprio_lines
   row "(d) sbatch jobs/s, median of $SUBMIT_ROUNDS x $SUBMIT_JOBS" submit_rate
-  row "(e) slurmctld VmRSS after the passes (MiB)" rss_mib
+  row "(e) VmRSS ${MEM_SETTLE} s after a restart (MiB)" rss_settled_mib
+  printf '%-46s %12s %12s\n' "    priority/basic, the same (MiB)" "${R[basic.rss_settled_mib]:-nan}" "${R[basic.rss_settled_mib]:-nan}"
+  row "(e) memory over basic per pending job (B)" mem_per_job_b
+  row "    VmRSS after all the queries (MiB)" rss_mib
   echo
   for p in $PLUGINS; do
     echo "$p: pass CPU ms: ${R[$p.pass_cpu_ms]:-}; sprio runs s: ${R[$p.sprio_runs]:-}; sbatch rounds jobs/s: ${R[$p.submit_rates]:-}; job RPC probe: ${R[$p.probe]:-?}"
