@@ -48,8 +48,9 @@ uint64_t FingerprintOf(const job_record_t* job) {
   return hash;
 }
 
-// One job's computed result, kept compact: a pass holds one per pending job
-// (tens of thousands) in each of two tables, so the job id, TRES values and
+// One job's computed result, kept compact: one per pending job (tens of
+// thousands) in the table sprio reads, and in the one a pass fills while it
+// runs, so the job id, TRES values and
 // the partition priorities of multi-partition jobs live in parallel arrays
 // and shared arenas rather than in the record (64 bytes), and the
 // fingerprint only for the jobs the store will touch. Job ids identify
