@@ -50,11 +50,11 @@ uint64_t FingerprintOf(const job_record_t* job) {
 
 // One job's computed result, kept compact: one per pending job (tens of
 // thousands) in the table sprio reads, and in the one a pass fills while it
-// runs, so the job id, TRES values and
-// the partition priorities of multi-partition jobs live in parallel arrays
-// and shared arenas rather than in the record (64 bytes), and the
-// fingerprint only for the jobs the store will touch. Job ids identify
-// jobs: slurmctld does not reuse one while its record exists.
+// runs, so the job id, TRES values and the partition priorities of
+// multi-partition jobs live in parallel arrays and shared arenas rather than
+// in the record (64 bytes), and the fingerprint only for the jobs the store
+// will touch. Job ids identify jobs: slurmctld does not reuse one while its
+// record exists.
 struct PassRecord {
   double age = 0, assoc = 0, fairshare = 0, job_size = 0, partition = 0, qos = 0;
   uint32_t priority = 0;
