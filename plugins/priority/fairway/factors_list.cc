@@ -41,7 +41,8 @@ void DestroyFactors(void* object) {
 }
 
 // The job's factors as of the last pass that covered it, or as stored by
-// priority_p_set since (multifactor's sprio shows the same values).
+// priority_p_set since (multifactor's sprio shows the same values); the
+// stored ones have no TRES, which are computed from the job.
 priority_factors_object_t* NewFactors(const job_record_t* job, const part_record_t* part,
                                       const PluginConfig& config) {
   auto* obj = static_cast<priority_factors_object_t*>(xmalloc(sizeof(priority_factors_object_t)));
@@ -50,6 +51,7 @@ priority_factors_object_t* NewFactors(const job_record_t* job, const part_record
     FillFactorsObject(from_pass, config, obj);
   } else if (job->prio_factors) {
     slurm_copy_priority_factors_object(obj, job->prio_factors);
+    AddTresFactors(job, job->part_ptr ? job->part_ptr : part, config, obj);
   }
   obj->job_id = job->job_id;
   obj->user_id = job->user_id;

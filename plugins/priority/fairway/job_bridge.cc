@@ -152,7 +152,12 @@ void StoreFactors(job_record_t* job, const StoredFactors& in, const PluginConfig
     job->prio_factors =
         static_cast<priority_factors_object_t*>(xmalloc(sizeof(priority_factors_object_t)));
   }
-  FillFactorsObject(in, config, job->prio_factors);
+  StoredFactors without_tres = in;
+  without_tres.tres = nullptr;
+  without_tres.tres_cnt = 0;
+  without_tres.tres_columns = nullptr;
+  without_tres.tres_values = 0;
+  FillFactorsObject(without_tres, config, job->prio_factors);
 }
 
 }  // namespace
@@ -181,7 +186,14 @@ void FillFactorsObject(const StoredFactors& in, const PluginConfig& config,
       tres = static_cast<double*>(xcalloc(in.tres_cnt, sizeof(double)));
       weights = static_cast<double*>(xcalloc(in.tres_cnt, sizeof(double)));
     }
-    std::memcpy(tres, in.tres, in.tres_cnt * sizeof(double));
+    if (in.tres_columns) {
+      std::memset(tres, 0, in.tres_cnt * sizeof(double));
+      for (uint32_t k = 0; k < in.tres_values; ++k) {
+        if (in.tres_columns[k] < in.tres_cnt) tres[in.tres_columns[k]] = in.tres[k];
+      }
+    } else {
+      std::memcpy(tres, in.tres, in.tres_cnt * sizeof(double));
+    }
     for (uint32_t i = 0; i < in.tres_cnt; ++i) {
       weights[i] = i < config.params.weight_tres.size() ? config.params.weight_tres[i] : 0.0;
     }
@@ -278,6 +290,21 @@ void FactorsForPartition(const job_record_t* job, const part_record_t* part,
   FillPartition(part, weights, &partition);
   factors->priority_part = SprioPartitionRow(counts, partition, config.params,
                                              factors->priority_tres, factors->tres_cnt);
+}
+
+void AddTresFactors(const job_record_t* job, const part_record_t* part, const PluginConfig& config,
+                    priority_factors_object_t* f) {
+  const std::vector<double>& weights = config.params.weight_tres;
+  if (f->priority_tres || weights.empty() || !part) return;
+  const auto count = static_cast<uint32_t>(weights.size());
+  f->priority_tres = static_cast<double*>(xcalloc(count, sizeof(double)));
+  f->tres_weights = static_cast<double*>(xcalloc(count, sizeof(double)));
+  std::copy(weights.begin(), weights.end(), f->tres_weights);
+  f->tres_cnt = count;
+  // The row's TRES only: the partition factor stays the stored one.
+  const double partition = f->priority_part;
+  FactorsForPartition(job, part, config, f);
+  f->priority_part = partition;
 }
 
 }  // namespace fairway::plugin

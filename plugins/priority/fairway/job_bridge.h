@@ -48,8 +48,14 @@ void GatherJobInputs(job_record_t* job, const PluginConfig& config, JobInputs* i
 struct StoredFactors {
   double age = 0, assoc = 0, fairshare = 0, job_size = 0, partition = 0, qos = 0;
   uint32_t site = 0, nice = 0;
-  const double* tres = nullptr;  // weighted, tres_cnt entries
+  // Weighted TRES factors, tres_cnt columns in all. Either tres holds all
+  // of them, or (tres_columns set) only the tres_values columns listed in
+  // tres_columns, the others being 0: a pass table keeps only the TRES
+  // that have a weight.
+  const double* tres = nullptr;
   uint32_t tres_cnt = 0;
+  const uint32_t* tres_columns = nullptr;
+  uint32_t tres_values = 0;
   const uint32_t* partition_priorities = nullptr;
   uint32_t partition_count = 0;
   uint32_t priority = 0;
@@ -64,14 +70,24 @@ inline bool HasOperatorSetPriority(const job_record_t* job) {
 }
 
 // Writes factors into *f (numbers, and TRES arrays from xmalloc, as Slurm
-// frees them): arrays already in *f are reused when their size is
-// unchanged, since a pass may store thousands of jobs. *f must be zeroed or
-// hold factors written by this function.
+// frees them): what sprio receives. *f must be zeroed or hold factors
+// written by this function or by StoreJobFactors.
 void FillFactorsObject(const StoredFactors& in, const PluginConfig& config,
                        priority_factors_object_t* f);
 
-// Requires: the job WRITE lock. Stores factors (reusing the job's arrays)
-// and priority_array. Does not set job->priority.
+// The weighted TRES factors of a job in one partition into a factors
+// object that has none (f->priority_tres null): for sprio, when a job's
+// factors come from job->prio_factors, which keeps no TRES (see
+// StoreJobFactors). Nothing when no TRES has a weight.
+void AddTresFactors(const job_record_t* job, const part_record_t* part, const PluginConfig& config,
+                    priority_factors_object_t* f);
+
+// Requires: the job WRITE lock. Stores the factors in job->prio_factors,
+// all but the TRES (freeing TRES arrays left there), and priority_array.
+// Does not set job->priority. The TRES factors are the only ones that need
+// arrays of their own, two small blocks per job; sprio reads a pass's
+// table for the jobs it covers, and for the others computes the TRES from
+// the job (AddTresFactors), which is what the stored values would be.
 void StoreJobFactors(job_record_t* job, const StoredFactors& stored, const PluginConfig& config);
 
 // Requires: the job WRITE lock. Stores a computed result: prio_factors,

@@ -50,11 +50,10 @@ uint64_t FingerprintOf(const job_record_t* job) {
 
 // One job's computed result, kept compact: one per pending job (tens of
 // thousands) in the table sprio reads, and in the one a pass fills while it
-// runs, so the job id, TRES values and the partition priorities of
-// multi-partition jobs live in parallel arrays and shared arenas rather than
-// in the record (64 bytes), and the fingerprint only for the jobs the store
-// will touch. Job ids identify jobs: slurmctld does not reuse one while its
-// record exists.
+// runs, so the TRES values and the partition priorities of multi-partition
+// jobs live in a parallel array and a shared arena rather than in the
+// record (64 bytes); the job id is kept only in the index, and with the
+// fingerprint for the jobs the store will touch.
 struct PassRecord {
   double age = 0, assoc = 0, fairshare = 0, job_size = 0, partition = 0, qos = 0;
   uint32_t priority = 0;
@@ -79,18 +78,24 @@ struct PartitionSlice {
 // gives the memory back rather than leaving it in the decay thread's arena.
 struct PassTable {
   PageVector<PassRecord> records;
-  PageVector<uint32_t> job_ids;    // records[i]'s job id
-  PageVector<double> tres;         // weighted TRES values, tres_cnt per record, in order
+  // The weighted TRES factors of the TRES that have a weight (most of
+  // Slurm's TRES have none and their factors are 0): tres_columns.size()
+  // per record, in order; tres_columns are their indexes among tres_cnt.
+  PageVector<double> tres;
+  std::vector<uint32_t> tres_columns;
+  uint32_t tres_cnt = 0;
   std::vector<PartitionSlice> partition_slices;  // by position, ascending
   std::vector<uint32_t> partition_priorities;
-  uint32_t tres_cnt = 0;
-  JobIndex index;                  // job id -> records position
+  // Job id -> records position. Job ids identify jobs: slurmctld does not
+  // reuse one while its record exists.
+  JobIndex index;
 };
 
 // A job whose new priority differs from job->priority or priority_array:
 // the store writes it, after checking the job did not change meanwhile.
 struct ChangedJob {
   uint32_t position = 0;  // in building.records
+  uint32_t job_id = 0;
   uint64_t fingerprint = 0;
 };
 
@@ -185,8 +190,11 @@ StoredFactors StoredOf(const PassRecord& r, const PassTable& t) {
   s.site = r.site;
   s.nice = r.nice;
   const size_t position = static_cast<size_t>(&r - t.records.data());
-  s.tres = t.tres_cnt ? &t.tres[position * t.tres_cnt] : nullptr;
+  const size_t stride = t.tres_columns.size();
   s.tres_cnt = t.tres_cnt;
+  s.tres = stride ? &t.tres[position * stride] : nullptr;
+  s.tres_columns = t.tres_columns.data();
+  s.tres_values = static_cast<uint32_t>(stride);
   if (r.multi_partition) {
     const auto slice = std::lower_bound(
         t.partition_slices.begin(), t.partition_slices.end(), position,
@@ -209,13 +217,17 @@ void GatherAndCompute(time_t now, const PluginConfig& config, PassBuffers* b) {
   const ClusterInputs cluster{cluster_cpus, static_cast<uint32_t>(node_record_count)};
   PassTable& t = b->building;
   t.records.clear();
-  t.job_ids.clear();
   t.tres.clear();
   b->changed.clear();
   b->partition_cache = PartitionFillCache{};
   t.partition_priorities.clear();
   t.partition_slices.clear();
-  t.tres_cnt = static_cast<uint32_t>(config.params.weight_tres.size());
+  const std::vector<double>& weights = config.params.weight_tres;
+  t.tres_cnt = static_cast<uint32_t>(weights.size());
+  t.tres_columns.clear();
+  for (uint32_t i = 0; i < t.tres_cnt; ++i) {
+    if (weights[i] != 0.0) t.tres_columns.push_back(i);
+  }
   b->set_during_pass.clear();
   b->pass_in_progress = true;
 
@@ -224,9 +236,10 @@ void GatherAndCompute(time_t now, const PluginConfig& config, PassBuffers* b) {
   JobPointers jobs;  // job_list in order, for prefetching
   ListJobs(&jobs);
   const size_t job_count = jobs.size();
+  PageVector<uint32_t> job_ids;  // records[i]'s job id, for the index
   t.records.reserve(job_count);
-  t.job_ids.reserve(job_count);
-  t.tres.reserve(job_count * t.tres_cnt);
+  job_ids.reserve(job_count);
+  t.tres.reserve(job_count * t.tres_columns.size());
   for (size_t i = 0; i < job_count; ++i) {
     if (i + kPrefetchRecordsAhead < job_count) PrefetchRecord(jobs[i + kPrefetchRecordsAhead]);
     if (i + kPrefetchPartsAhead < job_count) PrefetchAllocations(jobs[i + kPrefetchPartsAhead]);
@@ -241,7 +254,7 @@ void GatherAndCompute(time_t now, const PluginConfig& config, PassBuffers* b) {
     const auto position = static_cast<uint32_t>(t.records.size());
     // Only a job the store will touch needs the check that it is unchanged.
     if (PriorityChanged(job, b->result, incr_only)) {
-      b->changed.push_back(ChangedJob{position, FingerprintOf(job)});
+      b->changed.push_back(ChangedJob{position, job->job_id, FingerprintOf(job)});
     }
     PassRecord r;
     r.priority = b->result.priority;
@@ -254,10 +267,9 @@ void GatherAndCompute(time_t now, const PluginConfig& config, PassBuffers* b) {
     r.job_size = w.job_size;
     r.partition = w.partition;
     r.qos = w.qos;
-    const size_t tres_end = t.tres.size() + t.tres_cnt;
-    t.tres.insert(t.tres.end(), w.tres.begin(),
-                  w.tres.begin() + std::min<size_t>(w.tres.size(), t.tres_cnt));
-    t.tres.resize(tres_end, 0.0);
+    for (uint32_t column : t.tres_columns) {
+      t.tres.push_back(column < w.tres.size() ? w.tres[column] : 0.0);
+    }
     if (!b->result.partition_priorities.empty()) {
       r.multi_partition = true;
       t.partition_slices.push_back(
@@ -267,10 +279,10 @@ void GatherAndCompute(time_t now, const PluginConfig& config, PassBuffers* b) {
                                     b->result.partition_priorities.begin(),
                                     b->result.partition_priorities.end());
     }
-    t.job_ids.push_back(job->job_id);
+    job_ids.push_back(job->job_id);
     t.records.push_back(r);
   }
-  t.index.Assign(t.job_ids.data(), t.job_ids.size());
+  t.index.Assign(job_ids.data(), job_ids.size());
 }
 
 // 2. Under the job WRITE lock: store the jobs whose priority changed (a job
@@ -284,7 +296,7 @@ size_t StoreAndPublish(time_t now, const PluginConfig& config, PassBuffers* b) {
   const time_t stored_at = time(nullptr);
   for (const ChangedJob& changed : b->changed) {
     PassRecord& r = t.records[changed.position];
-    job_record_t* job = find_job_record(t.job_ids[changed.position]);
+    job_record_t* job = find_job_record(changed.job_id);
     if (!job || !Eligible(job, running_too) || HasOperatorSetPriority(job)) {
       r.published = false;
       continue;
