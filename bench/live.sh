@@ -30,7 +30,9 @@
 #          pass, with no query in between (queries leave malloc arenas
 #          behind in the RPC threads; the test submissions of (d) stay in
 #          the job list for MinJobAge). Basic keeps nothing per job, so
-#          the difference per pending job is each plugin's memory per job.
+#          the difference in anonymous memory (RssAnon: VmRSS less the
+#          pages of program and library files, a fixed cost) per pending
+#          job is each plugin's memory per job.
 # 5. Print the figures for both plugins and their ratio fairway/multifactor
 #    and write them to BENCH_OUT (default bench/results/latest.txt).
 #
@@ -92,13 +94,19 @@ now_s() { printf '%s' "$EPOCHREALTIME"; }
 since() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f", b - a }'; }
 ctld_pid() { tr -dc '0-9' <"$DIR/run/slurmctld.pid"; }
 rss_mib() { awk '/^VmRSS/ { printf "%.1f", $2 / 1024 }' /proc/"$1"/status; }
+# Anonymous resident memory (heap, thread stacks, mapped arrays), kB: VmRSS
+# without the pages of program and library files, which do not grow with
+# the queue (libstdc++ and the plugin's own code are about 1.9 MiB of
+# fairway's VmRSS; priority/basic loads neither).
+rss_anon_kb() { awk '/^RssAnon/ { print $2 }' /proc/"$1"/status; }
 # median VALUE...: the middle value (mean of the two middle ones).
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 # ------------------------------------------------------------- cluster ---
 EXTRA=$WORK/extra.conf
 {
-  echo "SlurmctldDebug=info"
+  # verbose: fairway logs one line per pass with its job write-lock hold.
+  echo "SlurmctldDebug=verbose"
   echo "PriorityCalcPeriod=1"
   if [ "$QUIET_SCHED" = 1 ]; then echo "SchedulerParameters=bf_interval=600,sched_interval=600"; fi
 } >"$EXTRA"
@@ -178,8 +186,10 @@ measure_memory() {
   pid=$(ctld_pid)
   sleep "$MEM_SETTLE"
   R[$plugin.rss_settled_mib]=$(rss_mib "$pid")
+  R[$plugin.anon_settled_kb]=$(rss_anon_kb "$pid")
+  R[$plugin.anon_settled_mib]=$(awk -v k="${R[$plugin.anon_settled_kb]}" 'BEGIN { printf "%.1f", k / 1024 }')
   R[$plugin.mem_pending]=$(squeue -h -t PD -o %i | wc -l)
-  log "priority/$plugin: RSS ${R[$plugin.rss_settled_mib]} MiB, ${R[$plugin.mem_pending]} pending"
+  log "priority/$plugin: RSS ${R[$plugin.rss_settled_mib]} MiB (anonymous ${R[$plugin.anon_settled_mib]}), ${R[$plugin.mem_pending]} pending"
 }
 measure() {
   local plugin=$1 t_restart pid tid comm out i t0 list lines ids
@@ -206,6 +216,15 @@ measure() {
     --job "$PROBE_JOB" --passes "$PASSES" --timeout $((PASSES * 60 + 120)) \
     --raw "$WORK/raw-$plugin" >"$out" || { cat "$out" >&2; log "probe failed for $plugin"; }
   while IFS='=' read -r k v; do R[$plugin.$k]=$v; done <"$out"
+  # Fairway times its own job write-lock hold; the last PASSES passes are
+  # the measured ones (multifactor has no such log line).
+  if [ "$plugin" = fairway ]; then
+    local holds
+    holds=$(grep 'priority/fairway: priority pass:' "$DIR/log/slurmctld.log" | tail -n "$PASSES" |
+      sed -n 's/.* \([0-9]*\) stored; job write lock held \([0-9.]*\) ms.*/\1 \2/p')
+    R[$plugin.hold_max_ms]=$(awk 'BEGIN { m = "nan" } { if (m == "nan" || $2 > m) m = $2 } END { print m }' <<<"$holds")
+    R[$plugin.hold_list]=$(awk '{ printf "%s%s ms (%s jobs)", (NR > 1 ? ", " : ""), $2, $1 }' <<<"$holds")
+  fi
   R[$plugin.rss_mib]=$(rss_mib "$pid")
   # (c) sprio over all jobs.
   list=""
@@ -240,7 +259,9 @@ measure() {
 }
 for p in basic $PLUGINS; do measure_memory "$p"; done
 for p in $PLUGINS; do
-  R[$p.mem_per_job_b]=$(awk -v a="${R[$p.rss_settled_mib]}" -v b="${R[basic.rss_settled_mib]}" \
+  R[$p.mem_per_job_b]=$(awk -v a="${R[$p.anon_settled_kb]}" -v b="${R[basic.anon_settled_kb]}" \
+    -v n="${R[$p.mem_pending]}" 'BEGIN { if (n == 0) print "nan"; else printf "%.0f", (a - b) * 1024 / n }')
+  R[$p.rss_per_job_b]=$(awk -v a="${R[$p.rss_settled_mib]}" -v b="${R[basic.rss_settled_mib]}" \
     -v n="${R[$p.mem_pending]}" 'BEGIN { if (n == 0) print "nan"; else printf "%.0f", (a - b) * 1048576 / n }')
 done
 for p in $PLUGINS; do measure "$p"; done
@@ -271,6 +292,7 @@ report() {
   row "(b) job RPC during passes, p50 (ms)" lat_in_p50_ms
   row "(b) job RPC during passes, p99 (ms)" lat_in_p99_ms
   row "(b) job RPC during passes, max (ms)" lat_in_max_ms
+  row "    job write lock held per pass, max (ms)" hold_max_ms
   row "    probes during passes" probes_in_pass
   row "    job RPC outside passes, p50 (ms)" lat_out_p50_ms
   row "    job RPC outside passes, p99 (ms)" lat_out_p99_ms
@@ -280,12 +302,16 @@ report() {
   row "(d) sbatch jobs/s, median of $SUBMIT_ROUNDS x $SUBMIT_JOBS" submit_rate
   row "(e) VmRSS ${MEM_SETTLE} s after a restart (MiB)" rss_settled_mib
   printf '%-46s %12s %12s\n' "    priority/basic, the same (MiB)" "${R[basic.rss_settled_mib]:-nan}" "${R[basic.rss_settled_mib]:-nan}"
+  row "    VmRSS over basic per pending job (B)" rss_per_job_b
+  row "(e) RssAnon ${MEM_SETTLE} s after a restart (MiB)" anon_settled_mib
+  printf '%-46s %12s %12s\n' "    priority/basic, the same (MiB)" "${R[basic.anon_settled_mib]:-nan}" "${R[basic.anon_settled_mib]:-nan}"
   row "(e) memory over basic per pending job (B)" mem_per_job_b
   row "    VmRSS after all the queries (MiB)" rss_mib
   echo
   for p in $PLUGINS; do
     echo "$p: pass CPU ms: ${R[$p.pass_cpu_ms]:-}; sprio runs s: ${R[$p.sprio_runs]:-}; sbatch rounds jobs/s: ${R[$p.submit_rates]:-}; job RPC probe: ${R[$p.probe]:-?}"
   done
+  echo "fairway: job write lock held per pass (its log, jobs stored): ${R[fairway.hold_list]:-?}"
   if [ -n "$CORE_RESULTS" ] && [ -s "$CORE_RESULTS" ]; then
     echo
     echo "Core micro-benchmarks (make bench-core, same machine):"
