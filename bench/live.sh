@@ -105,8 +105,7 @@ median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { if (NR == 0)
 # ------------------------------------------------------------- cluster ---
 EXTRA=$WORK/extra.conf
 {
-  # verbose: fairway logs one line per pass with its job write-lock hold.
-  echo "SlurmctldDebug=verbose"
+  echo "SlurmctldDebug=info"
   echo "PriorityCalcPeriod=1"
   if [ "$QUIET_SCHED" = 1 ]; then echo "SchedulerParameters=bf_interval=600,sched_interval=600"; fi
 } >"$EXTRA"
@@ -212,9 +211,14 @@ measure() {
   R[$plugin.pending]=$(squeue -h -t PD -o %i | wc -l)
   log "priority/$plugin: first pass done; measuring $PASSES passes (~$PASSES min), ${R[$plugin.pending]} pending"
   out=$WORK/probe-$plugin.txt
+  # verbose during the passes only, where fairway logs one line per pass
+  # with its job write-lock hold; the other figures are taken at info, the
+  # level the cluster runs at.
+  scontrol setdebug verbose
   python3 "$TOP/bench/live_probe.py" --pid "$pid" --comm "$comm" --state-dir "$DIR/state" \
     --job "$PROBE_JOB" --passes "$PASSES" --timeout $((PASSES * 60 + 120)) \
     --raw "$WORK/raw-$plugin" >"$out" || { cat "$out" >&2; log "probe failed for $plugin"; }
+  scontrol setdebug info
   while IFS='=' read -r k v; do R[$plugin.$k]=$v; done <"$out"
   # Fairway times its own job write-lock hold; the last PASSES passes are
   # the measured ones (multifactor has no such log line).
