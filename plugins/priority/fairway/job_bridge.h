@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Between slurmctld's job records and the core's job priority: gathers a
 // job's factor inputs, runs ComputeJobPriority, and stores what sprio reads
-// (job->prio_factors, weighted) and the per-partition priority_array.
+// (job->prio_factors, weighted, without TRES) and the per-partition
+// priority_array.
 #ifndef FAIRWAY_PLUGIN_JOB_BRIDGE_H_
 #define FAIRWAY_PLUGIN_JOB_BRIDGE_H_
 

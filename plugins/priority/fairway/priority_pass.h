@@ -24,8 +24,8 @@ void RunPriorityPass(time_t now);
 // Requires: the job READ lock. The factors the last pass computed for the
 // job, unless newer ones were stored since (priority_p_set, or the pass
 // recomputed the job); false when the pass did not cover the job, and sprio
-// then reads job->prio_factors. out's pointers live until the lock is
-// released.
+// then reads job->prio_factors (and computes the TRES factors, which are
+// not kept there). out's pointers live until the lock is released.
 bool LastPassFactors(const job_record_t* job, StoredFactors* out);
 
 // Requires: the job WRITE lock. priority_p_set stored new factors for the
