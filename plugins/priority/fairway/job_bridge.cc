@@ -164,14 +164,10 @@ void StoreFactors(job_record_t* job, const StoredFactors& in, const PluginConfig
 
 void FillFactorsObject(const StoredFactors& in, const PluginConfig& config,
                        priority_factors_object_t* f) {
-  double* tres = f->priority_tres;
-  double* weights = f->tres_weights;
-  const uint32_t old_cnt = f->tres_cnt;
-  if (tres && (old_cnt != in.tres_cnt || !in.tres_cnt)) {
-    xfree(tres);
-    xfree(weights);
-    tres = weights = nullptr;
-  }
+  // No caller keeps TRES arrays to be refilled (sprio's objects are new,
+  // job->prio_factors holds none): whatever is there is freed.
+  xfree(f->priority_tres);
+  xfree(f->tres_weights);
   std::memset(f, 0, sizeof(priority_factors_object_t));
   f->priority_age = in.age;
   f->priority_assoc = in.assoc;
@@ -181,26 +177,22 @@ void FillFactorsObject(const StoredFactors& in, const PluginConfig& config,
   f->priority_qos = in.qos;
   f->priority_site = in.site;
   f->nice = in.nice;
-  if (in.tres_cnt) {
-    if (!tres) {
-      tres = static_cast<double*>(xcalloc(in.tres_cnt, sizeof(double)));
-      weights = static_cast<double*>(xcalloc(in.tres_cnt, sizeof(double)));
+  if (!in.tres_cnt) return;
+  auto* tres = static_cast<double*>(xcalloc(in.tres_cnt, sizeof(double)));
+  auto* weights = static_cast<double*>(xcalloc(in.tres_cnt, sizeof(double)));
+  if (in.tres_columns) {
+    for (uint32_t k = 0; k < in.tres_values; ++k) {
+      if (in.tres_columns[k] < in.tres_cnt) tres[in.tres_columns[k]] = in.tres[k];
     }
-    if (in.tres_columns) {
-      std::memset(tres, 0, in.tres_cnt * sizeof(double));
-      for (uint32_t k = 0; k < in.tres_values; ++k) {
-        if (in.tres_columns[k] < in.tres_cnt) tres[in.tres_columns[k]] = in.tres[k];
-      }
-    } else {
-      std::memcpy(tres, in.tres, in.tres_cnt * sizeof(double));
-    }
-    for (uint32_t i = 0; i < in.tres_cnt; ++i) {
-      weights[i] = i < config.params.weight_tres.size() ? config.params.weight_tres[i] : 0.0;
-    }
-    f->priority_tres = tres;
-    f->tres_weights = weights;
-    f->tres_cnt = in.tres_cnt;
+  } else {
+    std::memcpy(tres, in.tres, in.tres_cnt * sizeof(double));
   }
+  for (uint32_t i = 0; i < in.tres_cnt; ++i) {
+    weights[i] = i < config.params.weight_tres.size() ? config.params.weight_tres[i] : 0.0;
+  }
+  f->priority_tres = tres;
+  f->tres_weights = weights;
+  f->tres_cnt = in.tres_cnt;
 }
 
 StoredFactors StoredFactorsOf(const JobPriority& result) {
