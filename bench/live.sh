@@ -261,12 +261,15 @@ measure() {
   R[$plugin.submit_rate]=$(median $rates)
   log "priority/$plugin: pass CPU ${R[$plugin.pass_cpu_ms]:-?} ms; job RPC in passes p50/p99/max ${R[$plugin.lat_in_p50_ms]:-?}/${R[$plugin.lat_in_p99_ms]:-?}/${R[$plugin.lat_in_max_ms]:-?} ms; sprio ${R[$plugin.sprio_s]} s; sbatch ${R[$plugin.submit_rate]}/s; RSS ${R[$plugin.rss_mib]} MiB after the queries"
 }
+# bytes_per_job PLUGIN BASIC UNIT_BYTES JOBS: (PLUGIN - BASIC) x unit / jobs.
+bytes_per_job() {
+  awk -v a="$1" -v b="$2" -v unit="$3" -v n="$4" \
+    'BEGIN { if (n == 0) print "nan"; else printf "%.0f", (a - b) * unit / n }'
+}
 for p in basic $PLUGINS; do measure_memory "$p"; done
 for p in $PLUGINS; do
-  R[$p.mem_per_job_b]=$(awk -v a="${R[$p.anon_settled_kb]}" -v b="${R[basic.anon_settled_kb]}" \
-    -v n="${R[$p.mem_pending]}" 'BEGIN { if (n == 0) print "nan"; else printf "%.0f", (a - b) * 1024 / n }')
-  R[$p.rss_per_job_b]=$(awk -v a="${R[$p.rss_settled_mib]}" -v b="${R[basic.rss_settled_mib]}" \
-    -v n="${R[$p.mem_pending]}" 'BEGIN { if (n == 0) print "nan"; else printf "%.0f", (a - b) * 1048576 / n }')
+  R[$p.mem_per_job_b]=$(bytes_per_job "${R[$p.anon_settled_kb]}" "${R[basic.anon_settled_kb]}" 1024 "${R[$p.mem_pending]}")
+  R[$p.rss_per_job_b]=$(bytes_per_job "${R[$p.rss_settled_mib]}" "${R[basic.rss_settled_mib]}" 1048576 "${R[$p.mem_pending]}")
 done
 for p in $PLUGINS; do measure "$p"; done
 
