@@ -2,6 +2,7 @@
 #include "decay_thread.h"
 
 #include <pthread.h>
+#include <time.h>
 
 #include <atomic>
 #include <chrono>
@@ -44,6 +45,20 @@ std::atomic<time_t> g_last_ran{0};
 bool g_bootstrap_wanted = false;  // set by StartDecayThread
 size_t g_charged_this_pass = 0;   // jobs charged by the current pass
 
+// CPU time of this thread, in ms: where a pass spends it, phase by phase,
+// is logged at verbose so that a site (and make bench) can see it.
+double ThreadCpuMs() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+// The decay thread's CPU per phase of the current pass (ms).
+struct PassCpu {
+  double decay = 0, charge = 0, fairshare = 0, priority = 0, state = 0;
+};
+PassCpu g_pass_cpu;
+
 // site_factor/none, Slurm's default, updates nothing: the pass then needs
 // no job write lock for it.
 bool SiteFactorPluginUpdates() {
@@ -84,19 +99,29 @@ void RunPass(time_t start_time, ResetPeriod* reset_period, time_t* last_reset,
   // No state (first run) or a clock that did not advance: nothing to decay.
   // Classic modes then skip the job passes too, as multifactor does.
   const bool skip = last_ran == 0 || start_time - last_ran <= 0;
+  double mark = ThreadCpuMs();
+  auto lap = [&mark](double* phase) {
+    const double now_ms = ThreadCpuMs();
+    *phase = now_ms - mark;
+    mark = now_ms;
+  };
   if (!skip) {
     ApplyDecay(DecayOver(config->decay_factor_per_second, start_time - last_ran));
   }
+  lap(&g_pass_cpu.decay);
   // Without a decay clock Fair Tree still charges, from each job's start.
   if (!skip || !classic) {
     g_charged_this_pass = ChargeRunningJobs(last_ran, start_time, !skip && SiteFactorPluginUpdates());
   }
+  lap(&g_pass_cpu.charge);
   if (config->params.Mode() == FairshareMode::kPlannedUse) {
     LoadPlannedUseLedger();
     RollAndSavePlannedUseLedger(start_time, *config);
   }
   RecomputeFairshare();
+  lap(&g_pass_cpu.fairshare);
   if (!skip || !classic) RunPriorityPass(start_time);
+  lap(&g_pass_cpu.priority);
 }
 
 void ThreadMain() {
@@ -136,6 +161,7 @@ void ThreadMain() {
     }
     config = CurrentConfig();
     g_charged_this_pass = 0;
+    g_pass_cpu = PassCpu{};
     const time_t reset_before = last_reset;
     try {
       RunPass(start_time, &reset_period, &last_reset, &next_reset);
@@ -143,6 +169,7 @@ void ThreadMain() {
       LogError("decay pass failed: %s", e.what());
     }
     g_last_ran = start_time;
+    const double state_start = ThreadCpuMs();
     WriteDecayState(DecayState{start_time, last_reset});
     // Then save the usage this pass charged: slurmctld writes assoc_usage
     // only every few minutes, so a crash would lose more than one pass.
@@ -153,6 +180,12 @@ void ThreadMain() {
     if (config->calc_fairshare && (g_charged_this_pass > 0 || last_reset != reset_before)) {
       dump_assoc_mgr_state();
     }
+    g_pass_cpu.state = ThreadCpuMs() - state_start;
+    const PassCpu& c = g_pass_cpu;
+    LogVerbose("decay pass CPU %.3f ms: decay %.3f, charge %.3f, fairshare %.3f, priority %.3f, "
+               "state %.3f",
+               c.decay + c.charge + c.fairshare + c.priority + c.state, c.decay, c.charge,
+               c.fairshare, c.priority, c.state);
     deadline += std::chrono::seconds(slurm_conf.priority_calc_period);
     std::unique_lock<std::mutex> lock(g_mutex);
     if (g_wakeup.wait_until(lock, deadline, [] { return g_shutdown; })) break;
