@@ -16,28 +16,29 @@ namespace fairway::plugin {
 namespace {
 
 // Copies the counts of the weighted TRES (PriorityWeightTRES), the only
-// ones the priority reads, leaving the others 0; reuses the vector's
-// storage between passes. A pass copies two or three arrays per job.
-void AssignTres(const uint64_t* counts, const std::vector<double>& weights,
-                std::vector<uint64_t>* out) {
+// ones the priority reads, leaving the others 0. A pass copies two or three
+// arrays per job: only the weighted columns are written (the others stay 0
+// from when the vector got its size), so the cost is that of the few
+// counts read, not of Slurm's whole TRES count.
+void AssignTres(const uint64_t* counts, const PluginConfig& config, std::vector<uint64_t>* out) {
   if (!counts || slurmctld_tres_cnt <= 0) {
     out->clear();
     return;
   }
-  const size_t n = std::min(weights.size(), static_cast<size_t>(slurmctld_tres_cnt));
-  out->assign(n, 0);
-  for (size_t i = 0; i < n; ++i) {
-    if (weights[i] != 0.0) (*out)[i] = counts[i];
+  const size_t n =
+      std::min(config.params.weight_tres.size(), static_cast<size_t>(slurmctld_tres_cnt));
+  if (out->size() != n) out->assign(n, 0);
+  for (uint32_t column : config.weighted_tres) {
+    if (column < n) (*out)[column] = counts[column];
   }
 }
 
-void FillPartition(const part_record_t* part, const std::vector<double>& weights,
-                   PartitionInputs* in) {
+void FillPartition(const part_record_t* part, const PluginConfig& config, PartitionInputs* in) {
   in->name.clear();  // names are not needed for the arithmetic
   in->priority_job_factor = part->priority_job_factor;
   in->norm_priority = part->norm_priority;
   in->max_time_min = part->max_time;
-  AssignTres(part->tres_cnt, weights, &in->tres_cnt);
+  AssignTres(part->tres_cnt, config, &in->tres_cnt);
 }
 
 void ClearFactors(job_record_t* job) {
@@ -112,7 +113,7 @@ void GatherJobInputs(job_record_t* job, const PluginConfig& config, JobInputs* i
   if (job->part_ptr) {
     const bool filled = cache && in->partition && cache->filled_from == job->part_ptr;
     if (!in->partition) in->partition.emplace();
-    if (!filled) FillPartition(job->part_ptr, p.weight_tres, &*in->partition);
+    if (!filled) FillPartition(job->part_ptr, config, &*in->partition);
     if (cache) cache->filled_from = job->part_ptr;
   } else {
     in->partition.reset();
@@ -120,8 +121,8 @@ void GatherJobInputs(job_record_t* job, const PluginConfig& config, JobInputs* i
   }
   in->site_factor = job->site_factor;
   in->nice = details->nice;
-  AssignTres(job->tres_alloc_cnt, p.weight_tres, &in->tres_alloc);
-  AssignTres(job->tres_req_cnt, p.weight_tres, &in->tres_req);
+  AssignTres(job->tres_alloc_cnt, config, &in->tres_alloc);
+  AssignTres(job->tres_req_cnt, config, &in->tres_req);
   in->fairshare_factor = 0;
   if (job->assoc_ptr && p.weight_fairshare && config.calc_fairshare) {
     in->fairshare_factor = FairshareFactor(job, config);
@@ -137,7 +138,7 @@ void GatherJobInputs(job_record_t* job, const PluginConfig& config, JobInputs* i
     SortedPartitions(job, &parts);
     in->partition_list.resize(parts.size());
     for (size_t i = 0; i < parts.size(); ++i) {
-      FillPartition(parts[i], p.weight_tres, &in->partition_list[i]);
+      FillPartition(parts[i], config, &in->partition_list[i]);
       in->previous_partition_priorities.push_back(
           job->priority_array ? job->priority_array[i] : 0);
     }
@@ -187,9 +188,8 @@ void FillFactorsObject(const StoredFactors& in, const PluginConfig& config,
   } else {
     std::memcpy(tres, in.tres, in.tres_cnt * sizeof(double));
   }
-  for (uint32_t i = 0; i < in.tres_cnt; ++i) {
-    weights[i] = i < config.params.weight_tres.size() ? config.params.weight_tres[i] : 0.0;
-  }
+  const std::vector<double>& weight_tres = config.params.weight_tres;
+  std::copy_n(weight_tres.begin(), std::min<size_t>(in.tres_cnt, weight_tres.size()), weights);
   f->priority_tres = tres;
   f->tres_weights = weights;
   f->tres_cnt = in.tres_cnt;
@@ -276,10 +276,9 @@ void FactorsForPartition(const job_record_t* job, const part_record_t* part,
   // sprio runs on RPC threads: each its own scratch.
   static thread_local JobInputs counts;
   static thread_local PartitionInputs partition;
-  const std::vector<double>& weights = config.params.weight_tres;
-  AssignTres(job->tres_alloc_cnt, weights, &counts.tres_alloc);
-  AssignTres(job->tres_req_cnt, weights, &counts.tres_req);
-  FillPartition(part, weights, &partition);
+  AssignTres(job->tres_alloc_cnt, config, &counts.tres_alloc);
+  AssignTres(job->tres_req_cnt, config, &counts.tres_req);
+  FillPartition(part, config, &partition);
   factors->priority_part = SprioPartitionRow(counts, partition, config.params,
                                              factors->priority_tres, factors->tres_cnt);
 }

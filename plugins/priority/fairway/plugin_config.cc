@@ -46,6 +46,9 @@ void LoadConfig(bool with_slurmdbd, bool log_summary) {
   p.weight_partition = slurm_conf.priority_weight_part;
   p.weight_qos = slurm_conf.priority_weight_qos;
   p.weight_tres = TresWeights();
+  for (size_t i = 0; i < p.weight_tres.size(); ++i) {
+    if (p.weight_tres[i] != 0.0) config->weighted_tres.push_back(static_cast<uint32_t>(i));
+  }
   p.flags = slurm_conf.priority_flags;
   p.decay_half_life_s = slurm_conf.priority_decay_hl;
   p.calc_period_s = slurm_conf.priority_calc_period;

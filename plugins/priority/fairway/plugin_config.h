@@ -6,7 +6,9 @@
 #ifndef FAIRWAY_PLUGIN_CONFIG_H_
 #define FAIRWAY_PLUGIN_CONFIG_H_
 
+#include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "params.h"
 
@@ -14,6 +16,10 @@ namespace fairway::plugin {
 
 struct PluginConfig {
   Params params;
+  // The indexes of the TRES with a non-zero PriorityWeightTRES weight,
+  // ascending: usually two or three of Slurm's TRES, and the only ones a
+  // priority reads.
+  std::vector<uint32_t> weighted_tres;
   bool calc_fairshare = true;       // false without slurmdbd
   double decay_factor_per_second = 1.0;
 };
