@@ -218,6 +218,9 @@ measure() {
   python3 "$TOP/bench/live_probe.py" --pid "$pid" --comm "$comm" --state-dir "$DIR/state" \
     --job "$PROBE_JOB" --passes "$PASSES" --timeout $((PASSES * 60 + 120)) \
     --raw "$WORK/raw-$plugin" >"$out" || { cat "$out" >&2; log "probe failed for $plugin"; }
+  # The probe stops when the last pass writes its state; fairway logs the
+  # pass's CPU by phase just after that write.
+  sleep 1
   scontrol setdebug info
   while IFS='=' read -r k v; do R[$plugin.$k]=$v; done <"$out"
   # Fairway times its own job write-lock hold; the last PASSES passes are
@@ -228,6 +231,12 @@ measure() {
       sed -n 's/.* \([0-9]*\) stored; job write lock held \([0-9.]*\) ms.*/\1 \2/p')
     R[$plugin.hold_max_ms]=$(awk 'BEGIN { m = "nan" } { if (m == "nan" || $2 > m) m = $2 } END { print m }' <<<"$holds")
     R[$plugin.hold_list]=$(awk '{ printf "%s%s ms (%s jobs)", (NR > 1 ? ", " : ""), $2, $1 }' <<<"$holds")
+    # Where the decay thread's CPU goes, phase by phase (its own clock,
+    # mean over the measured passes): what a faster pass would have to cut.
+    R[$plugin.phases]=$(grep 'priority/fairway: decay pass CPU' "$DIR/log/slurmctld.log" |
+      tail -n "$PASSES" | sed 's/.*decay pass CPU [0-9.]* ms: //; s/,//g' |
+      awk '{ for (i = 1; i < NF; i += 2) { name[i] = $i; sum[i] += $(i + 1) } n++ }
+           END { for (i = 1; i in name; i += 2) printf "%s%s %.2f", (i > 1 ? ", " : ""), name[i], sum[i] / n }')
   fi
   R[$plugin.rss_mib]=$(rss_mib "$pid")
   # (c) sprio over all jobs.
@@ -319,6 +328,7 @@ report() {
     echo "$p: pass CPU ms: ${R[$p.pass_cpu_ms]:-}; sprio runs s: ${R[$p.sprio_runs]:-}; sbatch rounds jobs/s: ${R[$p.submit_rates]:-}; job RPC probe: ${R[$p.probe]:-?}"
   done
   echo "fairway: job write lock held per pass (its log, jobs stored): ${R[fairway.hold_list]:-?}"
+  echo "fairway: decay pass CPU by phase, mean ms (its log): ${R[fairway.phases]:-?}"
   if [ -n "$CORE_RESULTS" ] && [ -s "$CORE_RESULTS" ]; then
     echo
     echo "Core micro-benchmarks (make bench-core, same machine):"
