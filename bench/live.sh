@@ -108,6 +108,10 @@ EXTRA=$WORK/extra.conf
   echo "SlurmctldDebug=info"
   echo "PriorityCalcPeriod=1"
   if [ "$QUIET_SCHED" = 1 ]; then echo "SchedulerParameters=bf_interval=600,sched_interval=600"; fi
+  # The cluster's MaxJobCount (100,000) must also hold the (d) rounds of
+  # both plugins (cancelled jobs stay for MinJobAge) and the probe job.
+  needed=$((JOBS + 2 * SUBMIT_ROUNDS * SUBMIT_JOBS + 1000))
+  if [ "$needed" -gt 100000 ]; then echo "MaxJobCount=$needed"; fi
 } >"$EXTRA"
 log "starting cluster $FAIRWAY_CLUSTER_NAME in $DIR (port $FAIRWAY_PORT_BASE)"
 start_cluster "$DIR" priority/multifactor "$EXTRA" || { echo "live.sh: cluster start failed" >&2; exit 1; }
