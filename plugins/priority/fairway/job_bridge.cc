@@ -16,10 +16,11 @@ namespace fairway::plugin {
 namespace {
 
 // Copies the counts of the weighted TRES (PriorityWeightTRES), the only
-// ones the priority reads, leaving the others 0. A pass copies two or three
-// arrays per job: only the weighted columns are written (the others stay 0
-// from when the vector got its size), so the cost is that of the few
-// counts read, not of Slurm's whole TRES count.
+// ones the priority reads. A pass copies two or three arrays per job, so
+// only the weighted columns are written, not Slurm's whole TRES count: the
+// others hold 0 from when the vector got its size or, in a scratch vector
+// kept across a reconfigure that changed the weights, a count whose weight
+// is now 0; either way they add nothing to the priority.
 void AssignTres(const uint64_t* counts, const PluginConfig& config, std::vector<uint64_t>* out) {
   if (!counts || slurmctld_tres_cnt <= 0) {
     out->clear();
