@@ -20,10 +20,12 @@
 #          read lock) during the passes, sent in-process through libslurm
 #          (bench/live_probe.py), so that the lock wait is not hidden by
 #          the cost of starting scontrol;
-#      (c) `sprio -h` over all jobs (BENCH_SPRIO_RUNS runs, default 5,
-#          median);
-#      (d) sbatch throughput (BENCH_SUBMIT_ROUNDS rounds, default 3, of
-#          BENCH_SUBMIT_JOBS jobs, default 500, then cancelled; median);
+#    then, in BENCH_SUBMIT_ROUNDS rounds (default 3) that alternate the
+#    order of the plugins (mf, fw; fw, mf; ...), each after a restart:
+#      (c) `sprio -h` over all jobs (BENCH_SPRIO_RUNS runs in all, default
+#          5, spread over the rounds; median);
+#      (d) sbatch throughput (one round of BENCH_SUBMIT_JOBS jobs, default
+#          500, then cancelled; median of the rounds);
 #      (e) slurmctld VmRSS measured first, for priority/basic, multifactor
 #          and fairway in turn: restarted on the same jobs, read
 #          BENCH_MEM_SETTLE seconds (default 75) later, after the second
@@ -36,7 +38,7 @@
 # 5. Print the figures for both plugins and their ratio fairway/multifactor
 #    and write them to BENCH_OUT (default bench/results/latest.txt).
 #
-# Needs root and a built .libs/priority_fairway.so. About 18 minutes with
+# Needs root and a built .libs/priority_fairway.so. About 20 minutes with
 # 20000 jobs; BENCH_JOBS=2000 for a quicker check (the passes still come
 # once a minute). BENCH_KEEP=1 leaves the cluster running (in BENCH_DIR).
 # BENCH_QUIET_SCHED=0 keeps Slurm's default scheduler intervals (by default
@@ -242,37 +244,42 @@ measure() {
       awk '{ for (i = 1; i < NF; i += 2) { name[i] = $i; sum[i] += $(i + 1) } n++ }
            END { for (i = 1; i in name; i += 2) printf "%s%s %.2f", (i > 1 ? ", " : ""), name[i], sum[i] / n }')
   fi
-  R[$plugin.rss_mib]=$(rss_mib "$pid")
-  # (c) sprio over all jobs.
-  list=""
-  for ((i = 0; i < SPRIO_RUNS; i++)); do
+  log "priority/$plugin: pass CPU ${R[$plugin.pass_cpu_ms]:-?} ms; job RPC in passes p50/p99/max ${R[$plugin.lat_in_p50_ms]:-?}/${R[$plugin.lat_in_p99_ms]:-?}/${R[$plugin.lat_in_max_ms]:-?} ms"
+}
+# restart_for_queries PLUGIN: slurmctld restarted with PLUGIN, its first
+# pass over.
+restart_for_queries() {
+  local plugin=$1 t_restart i
+  t_restart=$(date +%s)
+  restart_ctld "$DIR" "priority/$plugin" >/dev/null 2>"$WORK/restart-q-$plugin.log" || {
+    cat "$WORK/restart-q-$plugin.log" >&2; return 1; }
+  for ((i = 0; i < 600; i++)); do
+    [ "$(last_decay_ran "$DIR")" -ge "$t_restart" ] && break
+    sleep 0.2
+  done
+}
+# (c) and (d) for one plugin, one round: sprio runs, then one round of
+# submissions (cancelled afterwards). Appends to the plugin's lists.
+measure_queries() {
+  local plugin=$1 runs=$2 i t0 lines took ids rate
+  for ((i = 0; i < runs; i++)); do
     t0=$(now_s)
     lines=$(sprio -h | wc -l)
-    list+="${list:+ }$(since "$t0")"
+    R[$plugin.sprio_runs]+="${R[$plugin.sprio_runs]:+ }$(since "$t0")"
   done
-  R[$plugin.sprio_runs]=$list
   R[$plugin.sprio_lines]=$lines
-  R[$plugin.sprio_s]=$(median $list)
-  # (d) sbatch throughput in rounds (one round is too noisy on a small
-  # machine), each round's jobs cancelled before the next.
-  local rates="" r rate
-  for ((r = 0; r < SUBMIT_ROUNDS; r++)); do
-    t0=$(now_s)
-    submit_loop 0 2 "$SUBMIT_JOBS" "$WORK/submit-$plugin.0" &
-    local s0=$!
-    submit_loop 1 2 "$SUBMIT_JOBS" "$WORK/submit-$plugin.1" &
-    wait $s0 $!
-    local took
-    took=$(since "$t0")
-    ids=$(cat "$WORK/submit-$plugin".[01] | grep -c '^[0-9]' || true)
-    rate=$(awk -v n="$ids" -v s="$took" 'BEGIN { printf "%.0f", n / s }')
-    rates+="${rates:+ }$rate"
-    # shellcheck disable=SC2046  # one argument per job id
-    scancel $(cat "$WORK/submit-$plugin".[01] | grep '^[0-9]') 2>/dev/null || true
-  done
-  R[$plugin.submit_rates]=$rates
-  R[$plugin.submit_rate]=$(median $rates)
-  log "priority/$plugin: pass CPU ${R[$plugin.pass_cpu_ms]:-?} ms; job RPC in passes p50/p99/max ${R[$plugin.lat_in_p50_ms]:-?}/${R[$plugin.lat_in_p99_ms]:-?}/${R[$plugin.lat_in_max_ms]:-?} ms; sprio ${R[$plugin.sprio_s]} s; sbatch ${R[$plugin.submit_rate]}/s; RSS ${R[$plugin.rss_mib]} MiB after the queries"
+  t0=$(now_s)
+  submit_loop 0 2 "$SUBMIT_JOBS" "$WORK/submit-$plugin.0" &
+  local s0=$!
+  submit_loop 1 2 "$SUBMIT_JOBS" "$WORK/submit-$plugin.1" &
+  wait $s0 $!
+  took=$(since "$t0")
+  ids=$(cat "$WORK/submit-$plugin".[01] | grep -c '^[0-9]' || true)
+  rate=$(awk -v n="$ids" -v s="$took" 'BEGIN { printf "%.0f", n / s }')
+  R[$plugin.submit_rates]+="${R[$plugin.submit_rates]:+ }$rate"
+  # shellcheck disable=SC2046  # one argument per job id
+  scancel $(cat "$WORK/submit-$plugin".[01] | grep '^[0-9]') 2>/dev/null || true
+  R[$plugin.rss_mib]=$(rss_mib "$(ctld_pid)")
 }
 # bytes_per_job PLUGIN BASIC UNIT_BYTES JOBS: (PLUGIN - BASIC) x unit / jobs.
 bytes_per_job() {
@@ -285,6 +292,28 @@ for p in $PLUGINS; do
   R[$p.rss_per_job_b]=$(bytes_per_job "${R[$p.rss_settled_mib]}" "${R[basic.rss_settled_mib]}" 1048576 "${R[$p.mem_pending]}")
 done
 for p in $PLUGINS; do measure "$p"; done
+# (c) and (d) in rounds that alternate the plugins (ABBA...), each after a
+# restart: run one after the other, whichever plugin came second met a
+# different machine (slurmdbd's hourly rollup, the first plugin's
+# cancelled jobs still in the job list, other tenants), and in earlier
+# runs that alone moved sbatch by a factor of 2.
+SPRIO_PER_ROUND=$(((SPRIO_RUNS + SUBMIT_ROUNDS - 1) / SUBMIT_ROUNDS))
+for ((r = 0; r < SUBMIT_ROUNDS; r++)); do
+  order=$PLUGINS
+  ((r % 2)) && order=$(tr ' ' '\n' <<<"$PLUGINS" | tac | xargs)
+  for p in $order; do
+    log "(c)/(d) round $((r + 1)) of $SUBMIT_ROUNDS: priority/$p"
+    restart_for_queries "$p"
+    measure_queries "$p" "$SPRIO_PER_ROUND"
+  done
+done
+for p in $PLUGINS; do
+  # shellcheck disable=SC2086  # one argument per value
+  R[$p.sprio_s]=$(median ${R[$p.sprio_runs]})
+  # shellcheck disable=SC2086
+  R[$p.submit_rate]=$(median ${R[$p.submit_rates]})
+  log "priority/$p: sprio ${R[$p.sprio_s]} s (${R[$p.sprio_runs]}); sbatch ${R[$p.submit_rate]}/s (${R[$p.submit_rates]}); RSS ${R[$p.rss_mib]} MiB after the queries"
+done
 
 # ------------------------------------------------------------- report ---
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 > 0 && a != "nan" && b != "nan") printf "%.3f", a / b; else print "n/a" }'; }
