@@ -196,19 +196,25 @@ measure_memory() {
   R[$plugin.mem_pending]=$(squeue -h -t PD -o %i | wc -l)
   log "priority/$plugin: RSS ${R[$plugin.rss_settled_mib]} MiB (anonymous ${R[$plugin.anon_settled_mib]}), ${R[$plugin.mem_pending]} pending"
 }
-measure() {
-  local plugin=$1 t_restart pid tid comm out i t0 list lines ids
-  log "== priority/$plugin: restarting slurmctld"
+# restart_after_first_pass PLUGIN LOG: slurmctld restarted with PLUGIN
+# (its messages in LOG), back once the pass that runs at the start has
+# ended (that pass is not measured).
+restart_after_first_pass() {
+  local plugin=$1 restart_log=$2 t_restart i
   t_restart=$(date +%s)
-  restart_ctld "$DIR" "priority/$plugin" >/dev/null 2>"$WORK/restart-$plugin.log" || {
-    cat "$WORK/restart-$plugin.log" >&2; return 1; }
-  pid=$(ctld_pid)
-  comm=decay; [ "$plugin" = fairway ] && comm=fw_decay
-  # The first pass runs at once after the start: let it end (not measured).
+  restart_ctld "$DIR" "priority/$plugin" >/dev/null 2>"$restart_log" || {
+    cat "$restart_log" >&2; return 1; }
   for ((i = 0; i < 600; i++)); do
     [ "$(last_decay_ran "$DIR")" -ge "$t_restart" ] && break
     sleep 0.2
   done
+}
+measure() {
+  local plugin=$1 pid comm out
+  log "== priority/$plugin: restarting slurmctld"
+  restart_after_first_pass "$plugin" "$WORK/restart-$plugin.log" || return 1
+  pid=$(ctld_pid)
+  comm=decay; [ "$plugin" = fairway ] && comm=fw_decay
   if ! grep -q "^$comm\$" /proc/"$pid"/task/*/comm 2>/dev/null; then
     echo "live.sh: slurmctld $pid has no thread named $comm: priority/$plugin not loaded?" >&2
     grep -i 'priority' "$DIR/log/slurmctld.log" | tail -5 >&2
@@ -245,18 +251,6 @@ measure() {
            END { for (i = 1; i in name; i += 2) printf "%s%s %.2f", (i > 1 ? ", " : ""), name[i], sum[i] / n }')
   fi
   log "priority/$plugin: pass CPU ${R[$plugin.pass_cpu_ms]:-?} ms; job RPC in passes p50/p99/max ${R[$plugin.lat_in_p50_ms]:-?}/${R[$plugin.lat_in_p99_ms]:-?}/${R[$plugin.lat_in_max_ms]:-?} ms"
-}
-# restart_for_queries PLUGIN: slurmctld restarted with PLUGIN, its first
-# pass over.
-restart_for_queries() {
-  local plugin=$1 t_restart i
-  t_restart=$(date +%s)
-  restart_ctld "$DIR" "priority/$plugin" >/dev/null 2>"$WORK/restart-q-$plugin.log" || {
-    cat "$WORK/restart-q-$plugin.log" >&2; return 1; }
-  for ((i = 0; i < 600; i++)); do
-    [ "$(last_decay_ran "$DIR")" -ge "$t_restart" ] && break
-    sleep 0.2
-  done
 }
 # (c) and (d) for one plugin, one round: sprio runs, then one round of
 # submissions (cancelled afterwards). Appends to the plugin's lists.
@@ -303,7 +297,7 @@ for ((r = 0; r < SUBMIT_ROUNDS; r++)); do
   ((r % 2)) && order=$(tr ' ' '\n' <<<"$PLUGINS" | tac | xargs)
   for p in $order; do
     log "(c)/(d) round $((r + 1)) of $SUBMIT_ROUNDS: priority/$p"
-    restart_for_queries "$p"
+    restart_after_first_pass "$p" "$WORK/restart-q-$p.log"
     measure_queries "$p" "$SPRIO_PER_ROUND"
   done
 done
