@@ -145,6 +145,44 @@ else
 fi
 timeout 60 sprio -h > "$dir/sprio.end" && [ -s "$dir/sprio.end" ] \
   && pass "sprio answers at the end ($(wc -l < "$dir/sprio.end") rows)" || fail "sprio fails at the end"
+
+# A pass that changes every priority stores them a slice (1,000 jobs) per
+# hold of the job write lock; sprio must then show what squeue shows.
+log "a pass that changes every pending job's priority (PriorityWeightAge 1000 -> 50000)"
+sed -i 's/^PriorityWeightAge=.*/PriorityWeightAge=50000/' "$c/etc/slurm.conf"
+timeout 60 scontrol reconfigure
+timeout 20 scontrol setdebug verbose
+lines0=$(grep -c 'priority pass:' "$c/log/slurmctld.log")
+line=
+for ((i = 0; i < 150; i++)); do
+  line=$(grep 'priority pass:' "$c/log/slurmctld.log" | tail -n +$((lines0 + 1)) |
+    grep -v ' 0 stored' | head -1)
+  [ -n "$line" ] && break
+  sleep 1
+done
+timeout 60 sprio -h -o '%i %Y' | sort > "$dir/sprio.prio"
+timeout 60 squeue -h -t PD -o '%i %Q' | sort > "$dir/squeue.prio"
+timeout 20 scontrol setdebug info
+stored=$(sed -n 's/.* \([0-9]*\) stored;.*/\1/p' <<<"$line")
+holds=$(sed -n 's/.* of \([0-9]*\) holds.*/\1/p' <<<"$line")
+log "${line#*priority pass: }"
+if [ -n "$stored" ] && [ "$stored" -gt 1000 ] && [ "$holds" = $(((stored + 999) / 1000)) ]; then
+  pass "the pass stored $stored priorities in $holds holds of the job write lock"
+else
+  fail "expected a pass storing over 1,000 jobs, 1,000 per hold: '${line:-no such pass}'"
+fi
+# A multi-partition job has a sprio row per partition; its job->priority
+# (squeue) is the one of the partition it is queued in.
+mismatched=$(awk 'NR == FNR { row[$1 " " $2] = 1; job[$1] = 1; next }
+                  job[$1] && !(($1 " " $2) in row)' "$dir/sprio.prio" "$dir/squeue.prio" | wc -l)
+compared=$(awk 'NR == FNR { job[$1] = 1; next } job[$1]' "$dir/sprio.prio" "$dir/squeue.prio" | wc -l)
+if [ "$compared" -ge 1000 ] && [ "$mismatched" = 0 ]; then
+  pass "after the sliced store sprio shows squeue's priority for all $compared jobs"
+else
+  fail "sprio and squeue disagree after the sliced store: $mismatched of $compared jobs differ"
+  awk 'NR == FNR { row[$1 " " $2] = 1; job[$1] = 1; next }
+       job[$1] && !(($1 " " $2) in row)' "$dir/sprio.prio" "$dir/squeue.prio" | head -3
+fi
 cores=$(find "$c" /tmp -maxdepth 3 -name 'core*' -newer "$dir/extra.conf" -type f 2>/dev/null | head -3)
 [ -z "$cores" ] && pass "no core file" || fail "core files: $cores"
 if grep -qiE '\bfatal\b|deadlock|segfault|core dumped' "$c/log/slurmctld.log"; then

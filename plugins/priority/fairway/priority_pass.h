@@ -3,9 +3,10 @@
 // lock short: inputs are gathered and priorities computed under the job
 // READ lock (queries still run); under the job WRITE lock only the jobs
 // whose priority changed are stored, each after a check that the job is
-// unchanged (a changed job is recomputed on the spot). The factors sprio
-// shows for the other jobs are the pass's own table, published in the same
-// write lock, so a pass does not rewrite every job's prio_factors.
+// unchanged (a changed job is recomputed on the spot), a slice of them per
+// hold of the lock. The factors sprio shows for the other jobs are the
+// pass's own table, published with the last slice, so a pass does not
+// rewrite every job's prio_factors.
 #ifndef FAIRWAY_PLUGIN_PRIORITY_PASS_H_
 #define FAIRWAY_PLUGIN_PRIORITY_PASS_H_
 
