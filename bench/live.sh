@@ -19,7 +19,10 @@
 #      (b) latency of a one-job query (what `scontrol show job` sends; job
 #          read lock) during the passes, sent in-process through libslurm
 #          (bench/live_probe.py), so that the lock wait is not hidden by
-#          the cost of starting scontrol;
+#          the cost of starting scontrol; and the decay thread's job
+#          write-lock holds themselves, timed with uprobes on
+#          lock_slurmctld/unlock_slurmctld (bench/lock_holds.py; skipped
+#          where the kernel has no uprobe events);
 #    then, in BENCH_SUBMIT_ROUNDS rounds (default 3) that alternate the
 #    order of the plugins (mf, fw; fw, mf; ...), each after a restart:
 #      (c) `sprio -h` over all jobs (BENCH_SPRIO_RUNS runs in all, default
@@ -227,22 +230,33 @@ measure() {
   # with its job write-lock hold; the other figures are taken at info, the
   # level the cluster runs at.
   scontrol setdebug verbose
+  # The decay thread's job write-lock holds, timed from outside with
+  # uprobes (bench/lock_holds.py), the same way for both plugins.
+  local tracing=0
+  if python3 "$TOP/bench/lock_holds.py" start --pid "$pid" --comm "$comm" 2>"$WORK/locks-$plugin.err"; then
+    tracing=1
+  else
+    log "no uprobes, so no lock-hold figures: $(cat "$WORK/locks-$plugin.err")"
+  fi
   python3 "$TOP/bench/live_probe.py" --pid "$pid" --comm "$comm" --state-dir "$DIR/state" \
     --job "$PROBE_JOB" --passes "$PASSES" --timeout $((PASSES * 60 + 120)) \
     --raw "$WORK/raw-$plugin" >"$out" || { cat "$out" >&2; log "probe failed for $plugin"; }
   # The probe stops when the last pass writes its state; fairway logs the
   # pass's CPU by phase just after that write.
   sleep 1
+  if [ "$tracing" = 1 ]; then
+    python3 "$TOP/bench/lock_holds.py" stop --raw "$WORK/locks-$plugin.txt" &&
+      python3 "$TOP/bench/lock_holds.py" summary "$WORK/locks-$plugin.txt" >>"$out"
+  fi
   scontrol setdebug info
   while IFS='=' read -r k v; do R[$plugin.$k]=$v; done <"$out"
-  # Fairway times its own job write-lock hold; the last PASSES passes are
-  # the measured ones (multifactor has no such log line).
+  # Fairway also times its own job write-lock holds in the priority pass;
+  # the last PASSES passes are the measured ones.
   if [ "$plugin" = fairway ]; then
-    local holds
-    holds=$(grep 'priority/fairway: priority pass:' "$DIR/log/slurmctld.log" | tail -n "$PASSES" |
-      sed -n 's/.* \([0-9]*\) stored; job write lock held \([0-9.]*\) ms.*/\1 \2/p')
-    R[$plugin.hold_max_ms]=$(awk 'BEGIN { m = "nan" } { if (m == "nan" || $2 > m) m = $2 } END { print m }' <<<"$holds")
-    R[$plugin.hold_list]=$(awk '{ printf "%s%s ms (%s jobs)", (NR > 1 ? ", " : ""), $2, $1 }' <<<"$holds")
+    R[$plugin.hold_list]=$(grep 'priority/fairway: priority pass:' "$DIR/log/slurmctld.log" |
+      tail -n "$PASSES" |
+      sed -n 's/.* \([0-9]*\) stored; job write lock held \([0-9.]*\) ms, longest \([0-9.]*\) ms of \([0-9]*\) holds.*/\2 \3 \4 \1/p' |
+      awk '{ printf "%s%s ms in %s (longest %s, %s jobs)", (NR > 1 ? ", " : ""), $1, $3, $2, $4 }')
     # Where the decay thread's CPU goes, phase by phase (its own clock,
     # mean over the measured passes): what a faster pass would have to cut.
     R[$plugin.phases]=$(grep 'priority/fairway: decay pass CPU' "$DIR/log/slurmctld.log" |
@@ -335,7 +349,10 @@ report() {
   row "(b) job RPC during passes, p50 (ms)" lat_in_p50_ms
   row "(b) job RPC during passes, p99 (ms)" lat_in_p99_ms
   row "(b) job RPC during passes, max (ms)" lat_in_max_ms
-  row "    job write lock held per pass, max (ms)" hold_max_ms
+  row "(b) job write lock held per pass, max (ms)" lock_held_pass_max_ms
+  row "    job write lock held per pass, mean (ms)" lock_held_pass_mean_ms
+  row "(b) job write lock, longest single hold (ms)" lock_hold_longest_ms
+  row "    passes with a job write lock" lock_passes
   row "    probes during passes" probes_in_pass
   row "    job RPC outside passes, p50 (ms)" lat_out_p50_ms
   row "    job RPC outside passes, p99 (ms)" lat_out_p99_ms
@@ -354,7 +371,10 @@ report() {
   for p in $PLUGINS; do
     echo "$p: pass CPU ms: ${R[$p.pass_cpu_ms]:-}; sprio runs s: ${R[$p.sprio_runs]:-}; sbatch rounds jobs/s: ${R[$p.submit_rates]:-}; job RPC probe: ${R[$p.probe]:-?}"
   done
-  echo "fairway: job write lock held per pass (its log, jobs stored): ${R[fairway.hold_list]:-?}"
+  for p in $PLUGINS; do
+    echo "$p: job write lock per pass (uprobes): ${R[$p.lock_pass_list]:-?}"
+  done
+  echo "fairway: job write lock in the priority pass (its log): ${R[fairway.hold_list]:-?}"
   echo "fairway: decay pass CPU by phase, mean ms (its log): ${R[fairway.phases]:-?}"
   if [ -n "$CORE_RESULTS" ] && [ -s "$CORE_RESULTS" ]; then
     echo
