@@ -173,15 +173,15 @@ else
 fi
 # A multi-partition job has a sprio row per partition; its job->priority
 # (squeue) is the one of the partition it is queued in.
-mismatched=$(awk 'NR == FNR { row[$1 " " $2] = 1; job[$1] = 1; next }
-                  job[$1] && !(($1 " " $2) in row)' "$dir/sprio.prio" "$dir/squeue.prio" | wc -l)
+awk 'NR == FNR { row[$1 " " $2] = 1; job[$1] = 1; next }
+     job[$1] && !(($1 " " $2) in row)' "$dir/sprio.prio" "$dir/squeue.prio" > "$dir/mismatched.prio"
+mismatched=$(wc -l < "$dir/mismatched.prio")
 compared=$(awk 'NR == FNR { job[$1] = 1; next } job[$1]' "$dir/sprio.prio" "$dir/squeue.prio" | wc -l)
 if [ "$compared" -ge 1000 ] && [ "$mismatched" = 0 ]; then
   pass "after the sliced store sprio shows squeue's priority for all $compared jobs"
 else
   fail "sprio and squeue disagree after the sliced store: $mismatched of $compared jobs differ"
-  awk 'NR == FNR { row[$1 " " $2] = 1; job[$1] = 1; next }
-       job[$1] && !(($1 " " $2) in row)' "$dir/sprio.prio" "$dir/squeue.prio" | head -3
+  head -3 "$dir/mismatched.prio"
 fi
 cores=$(find "$c" /tmp -maxdepth 3 -name 'core*' -newer "$dir/extra.conf" -type f 2>/dev/null | head -3)
 [ -z "$cores" ] && pass "no core file" || fail "core files: $cores"
