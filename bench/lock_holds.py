@@ -26,6 +26,7 @@ TRACEFS = "/sys/kernel/tracing"
 GROUP = "fwbench"
 WRITE_LOCK = 2
 PASS_GAP_S = 10.0
+EVENTS = ("lock", "locked", "unlock")  # the probes, in the order start defines them
 
 
 def tracefs_ready():
@@ -73,7 +74,7 @@ def remove_probes():
     enable = os.path.join(TRACEFS, "events", GROUP, "enable")
     if os.path.exists(enable):
         write(f"events/{GROUP}/enable", "0")
-    for name in ("lock", "locked", "unlock"):
+    for name in EVENTS:
         if os.path.exists(os.path.join(TRACEFS, "events", GROUP, name)):
             write("uprobe_events", f"-:{GROUP}/{name}", append=True)
 
@@ -99,7 +100,7 @@ def start(pid, comm):
     write("uprobe_events", f"r:{GROUP}/locked {binary}:{lock:#x}", append=True)
     write("uprobe_events", f"p:{GROUP}/unlock {binary}:{unlock:#x} job=+12(%sp):u32",
           append=True)
-    for name in ("lock", "locked", "unlock"):
+    for name in EVENTS:
         write(f"events/{GROUP}/{name}/filter", f"common_pid == {tid}")
     write("trace", "")  # empties the buffer
     write(f"events/{GROUP}/enable", "1")
