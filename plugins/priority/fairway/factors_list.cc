@@ -6,6 +6,7 @@
 
 #include "job_bridge.h"
 #include "plugin_config.h"
+#include "prefetch.h"
 #include "priority_pass.h"
 
 namespace fairway::plugin {
@@ -96,7 +97,7 @@ void AddJob(job_record_t* job, priority_factors_request_msg_t* request,
 constexpr size_t kPrefetchRecordsAhead = 16;
 constexpr size_t kPrefetchDetailsAhead = 8;
 
-void PrefetchRecord(const job_record_t* job) {
+FAIRWAY_PREFETCH_HELPER void PrefetchRecord(const job_record_t* job) {
   __builtin_prefetch(&job->job_state);
   __builtin_prefetch(&job->details);
   __builtin_prefetch(&job->priority);
@@ -106,7 +107,7 @@ void PrefetchRecord(const job_record_t* job) {
   __builtin_prefetch(&job->direct_set_prio);
 }
 
-void PrefetchDetails(const job_record_t* job) {
+FAIRWAY_PREFETCH_HELPER void PrefetchDetails(const job_record_t* job) {
   if (const job_details* d = job->details) {
     __builtin_prefetch(&d->begin_time);
     __builtin_prefetch(&d->submit_time);
