@@ -71,6 +71,24 @@ void ReleaseStorage(Vector* v) {
   Vector().swap(*v);
 }
 
+// For arrays kept from pass to pass: gives v's storage back when it holds
+// more than twice n elements (the queue shrank), so that a queue that was
+// once large does not pin its peak size forever. v's contents are lost
+// when it does: call it on an empty v.
+template <typename Vector>
+void ReleaseIfOversized(Vector* v, std::size_t n) {
+  constexpr std::size_t kSlackElements = 1024;
+  if (v->capacity() > 2 * n + kSlackElements) ReleaseStorage(v);
+}
+
+// Room for n elements in an empty v kept from pass to pass, reusing its
+// storage when that fits (see ReleaseIfOversized).
+template <typename Vector>
+void ReserveReusing(Vector* v, std::size_t n) {
+  ReleaseIfOversized(v, n);
+  v->reserve(n);
+}
+
 }  // namespace fairway
 
 #endif  // FAIRWAY_PAGE_ALLOCATOR_H_

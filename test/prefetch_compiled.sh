@@ -1,8 +1,9 @@
 #!/bin/sh
-# The decay pass and sprio's list read tens of thousands of job records and
-# rely on software prefetches to keep many cache misses in flight. GCC can
-# delete them without a warning (see plugins/priority/fairway/prefetch.h);
-# the pass then runs about twice as slow. This checks that the built plugin
+# The decay pass and sprio's list read tens of thousands of job records (the
+# decay, thousands of associations) and rely on software prefetches to keep
+# many cache misses in flight. GCC can delete them without a warning (see
+# plugins/priority/fairway/prefetch.h); the pass then runs about twice as
+# slow. This checks that the built plugin
 # holds at least as many prefetch instructions in each function as its
 # source file asks for.
 so=.libs/priority_fairway.so
@@ -27,5 +28,6 @@ check() {  # FUNCTION SOURCE_FILE
 }
 check fairway::plugin::RunPriorityPass priority_pass.cc
 check fairway::plugin::BuildPriorityFactorsList factors_list.cc
-check fairway::plugin::ChargeRunningJobs decay_thread.cc
+check fairway::plugin::ChargeListedJobs decay_thread.cc
+check fairway::plugin::ApplyDecay usage_bridge.cc
 exit $status

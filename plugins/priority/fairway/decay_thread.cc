@@ -109,18 +109,32 @@ void RunPass(time_t start_time, ResetPeriod* reset_period, time_t* last_reset,
     ApplyDecay(DecayOver(config->decay_factor_per_second, start_time - last_ran));
   }
   lap(&g_pass_cpu.decay);
-  // Without a decay clock Fair Tree still charges, from each job's start.
-  if (!skip || !classic) {
-    g_charged_this_pass = ChargeRunningJobs(last_ran, start_time, !skip && SiteFactorPluginUpdates());
+  if (skip && classic) {
+    // Nothing to charge and, as in multifactor, no priorities: fairshare only.
+    lap(&g_pass_cpu.charge);
+    RecomputeFairshare();
+    lap(&g_pass_cpu.fairshare);
+    return;
   }
-  lap(&g_pass_cpu.charge);
-  if (config->params.Mode() == FairshareMode::kPlannedUse) {
-    LoadPlannedUseLedger();
-    RollAndSavePlannedUseLedger(start_time, *config);
-  }
-  RecomputeFairshare();
-  lap(&g_pass_cpu.fairshare);
-  if (!skip || !classic) RunPriorityPass(start_time);
+  const bool planned_use = config->params.Mode() == FairshareMode::kPlannedUse;
+  // The ledger must be in memory before the charge adds to it.
+  if (planned_use) LoadPlannedUseLedger();
+  if (!skip && SiteFactorPluginUpdates()) UpdateSiteFactors();
+  // Charging needs the running jobs and the priorities the pending ones:
+  // one walk over the job list (a chain of cache misses, tens of thousands
+  // long) serves both, under one hold of the job READ lock. Fairshare is
+  // recomputed in between, from the usage just charged. Without a decay
+  // clock Fair Tree still charges, from each job's start (last_ran 0).
+  RunPriorityPass(start_time, [&](const JobPointers& jobs) {
+    g_charged_this_pass = ChargeListedJobs(jobs, last_ran, start_time, *config);
+    lap(&g_pass_cpu.charge);
+    if (planned_use) RollPlannedUseLedger(start_time, *config);
+    RecomputeFairshare();
+    lap(&g_pass_cpu.fairshare);
+  });
+  // Written after the locks are released: file I/O under the job lock
+  // would keep job writers waiting on the disk.
+  if (planned_use) SavePlannedUseLedger();
   lap(&g_pass_cpu.priority);
 }
 
@@ -216,40 +230,24 @@ void RecomputeFairshare() {
   assoc_mgr_unlock(&locks);
 }
 
-size_t ChargeRunningJobs(time_t start_period, time_t now, bool update_site_factors) {
-  if (!job_list) return 0;
-  auto config = CurrentConfig();
-  // Finding the running jobs reads every job record; under the READ lock
-  // queries go on meanwhile. A job that ends before the write lock below
-  // was charged to its end by priority_p_job_end (ChargeJob then skips
-  // it); one that starts is charged by the next pass from this pass's
-  // start, which is before its own.
-  // Not kept between passes: 8 bytes per job of memory for nothing.
-  JobPointers jobs;
-  std::vector<uint32_t> running;
-  slurmctld_lock_t job_read_lock = {NO_LOCK, READ_LOCK, NO_LOCK, NO_LOCK, NO_LOCK};
-  lock_slurmctld(job_read_lock);
-  ListJobs(&jobs);
-  // One cache miss per job record: ask for the state's line a few jobs ahead.
-  constexpr size_t kPrefetchAhead = 8;
-  for (size_t i = 0; i < jobs.size(); ++i) {
-    if (i + kPrefetchAhead < jobs.size()) __builtin_prefetch(&jobs[i + kPrefetchAhead]->job_state);
-    if (ShouldChargePeriodically(jobs[i], *config)) running.push_back(jobs[i]->job_id);
-  }
-  unlock_slurmctld(job_read_lock);
-  if (running.empty() && !update_site_factors) return 0;
-
-  size_t charged = 0;
+void UpdateSiteFactors() {
   slurmctld_lock_t job_write_lock = {NO_LOCK, WRITE_LOCK, READ_LOCK, READ_LOCK, NO_LOCK};
   lock_slurmctld(job_write_lock);
-  if (update_site_factors) site_factor_g_update();
-  for (uint32_t job_id : running) {
-    job_record_t* job = find_job_record(job_id);
-    if (job && ShouldChargePeriodically(job, *config)) {
-      charged += ChargeJob(job, start_period, now, false, *config);
+  site_factor_g_update();
+  unlock_slurmctld(job_write_lock);
+}
+
+size_t ChargeListedJobs(const JobPointers& jobs, time_t start_period, time_t now,
+                        const PluginConfig& config) {
+  // One cache miss per job record: ask for the state's line a few jobs ahead.
+  constexpr size_t kPrefetchAhead = 8;
+  size_t charged = 0;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    if (i + kPrefetchAhead < jobs.size()) __builtin_prefetch(&jobs[i + kPrefetchAhead]->job_state);
+    if (ShouldChargePeriodically(jobs[i], config)) {
+      charged += ChargeJob(jobs[i], start_period, now, false, config);
     }
   }
-  unlock_slurmctld(job_write_lock);
   return charged;
 }
 

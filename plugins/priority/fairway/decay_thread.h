@@ -10,6 +10,9 @@
 #include <cstddef>
 #include <ctime>
 
+#include "job_bridge.h"
+#include "plugin_config.h"
+
 namespace fairway::plugin {
 
 // Starts the thread and returns once it has read the state file, so that
@@ -25,12 +28,14 @@ time_t LastDecayRan();
 
 // One pass's fairshare: snapshot, compute, write back under assoc W.
 void RecomputeFairshare();
-// Charges every running job up to now; returns how many were charged.
-// Takes the locks itself (the caller holds none): the walk over every job
-// record that finds the running ones runs under the job READ lock, only
-// charging them takes the WRITE lock. update_site_factors: also run the
-// site factor plugin's periodic update in that write lock.
-size_t ChargeRunningJobs(time_t start_period, time_t now, bool update_site_factors);
+// Requires: the job READ lock (ChargeJob without adjust_for_end writes
+// nothing in a job, and job ends, which charge too, hold the WRITE lock);
+// takes assoc W + QOS W per job. Charges every running job of jobs up to
+// now; returns how many were charged.
+size_t ChargeListedJobs(const JobPointers& jobs, time_t start_period, time_t now,
+                        const PluginConfig& config);
+// Takes the job WRITE lock: the site factor plugin's periodic update.
+void UpdateSiteFactors();
 
 }  // namespace fairway::plugin
 

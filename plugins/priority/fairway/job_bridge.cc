@@ -87,7 +87,7 @@ void SortedPartitions(job_record_t* job, std::vector<part_record_t*>* parts) {
 void ListJobs(JobPointers* jobs) {
   jobs->clear();
   if (!job_list) return;
-  jobs->reserve(static_cast<size_t>(list_count(job_list)));
+  ReserveReusing(jobs, static_cast<size_t>(list_count(job_list)));
   list_for_each_ro(
       job_list,
       [](void* job, void* out) {

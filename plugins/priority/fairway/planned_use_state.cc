@@ -71,13 +71,17 @@ void LoadPlannedUseLedger() {
   }
 }
 
-void RollAndSavePlannedUseLedger(time_t now, const PluginConfig& config) {
+void RollPlannedUseLedger(time_t now, const PluginConfig& config) {
+  std::lock_guard<std::mutex> lock(g_ledger_mutex);
+  const Params& p = config.params;
+  Ledger().Roll(now, p.planned_use_interval_s,
+                PlannedUsePerIntervalDecay(p.planned_use_interval_s, p.decay_half_life_s));
+}
+
+void SavePlannedUseLedger() {
   std::string bytes;
   {
     std::lock_guard<std::mutex> lock(g_ledger_mutex);
-    const Params& p = config.params;
-    Ledger().Roll(now, p.planned_use_interval_s,
-                  PlannedUsePerIntervalDecay(p.planned_use_interval_s, p.decay_half_life_s));
     bytes = SerializeLedger(Ledger());
   }
   WriteStateFile(kLedgerFile, bytes);

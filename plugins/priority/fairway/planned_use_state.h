@@ -19,8 +19,11 @@ namespace fairway::plugin {
 
 // Loads the ledger file (once; later calls do nothing).
 void LoadPlannedUseLedger();
-// Closes interval boundaries up to now and saves the ledger.
-void RollAndSavePlannedUseLedger(time_t now, const PluginConfig& config);
+// Closes interval boundaries up to now, in memory (the pass calls it under
+// the job read lock).
+void RollPlannedUseLedger(time_t now, const PluginConfig& config);
+// Writes the ledger to its state file (no lock of slurmctld's needed).
+void SavePlannedUseLedger();
 // Adds billing-seconds to association assoc_id and its ancestors, whose ids
 // are given root-last (the adapter walks Slurm's parent pointers).
 void ChargePlannedUse(const uint32_t* assoc_path_ids, int path_length, long double billing_seconds);

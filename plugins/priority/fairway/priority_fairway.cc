@@ -72,9 +72,11 @@ extern "C" FAIRWAY_EXPORT int init(void) {
       // No decay thread without accounting; factors are computed once so
       // that sprio has data, then on job events only (as multifactor does).
       // No decay thread exists here, so the pass's buffers are ours.
-      time_t now = time(nullptr);
-      fp::ChargeRunningJobs(0, now, false);
-      fp::RunPriorityPass(now);
+      const time_t now = time(nullptr);
+      auto config = fp::CurrentConfig();
+      fp::RunPriorityPass(now, [now, &config](const fp::JobPointers& jobs) {
+        fp::ChargeListedJobs(jobs, 0, now, *config);
+      });
     } else if (assoc_mgr_root_assoc) {
       assoc_mgr_root_assoc->usage->usage_efctv = 1.0;
       fp::StartDecayThread();

@@ -74,11 +74,13 @@ struct PartitionSlice {
 };
 
 // The results of one pass. The pass fills one table while sprio reads the
-// previous one; the store swaps them under the job write lock and the
-// table sprio no longer reads is freed. Keeping it for the next pass would
-// save allocating about 100 bytes per job once a minute, at the price of
-// holding them all the time; its arrays are PageVectors, so freeing them
-// gives the memory back rather than leaving it in the decay thread's arena.
+// previous one; the store swaps them under the job write lock, and the
+// table sprio no longer reads is refilled by the next pass. It is kept
+// (about 100 bytes per job) rather than freed: mapping and populating the
+// pages anew every pass, and unmapping them, took over a quarter of the
+// pass's CPU on the benchmark machine (perf: mmap, page faults, munmap).
+// Its arrays are PageVectors: one that outgrows a shrunken queue is
+// given back to the system (ReserveReusing), not kept in malloc's arena.
 struct PassTable {
   PageVector<PassRecord> records;
   // The weighted TRES factors of the TRES that have a weight (most of
@@ -108,13 +110,14 @@ struct ChangedJob {
   const priority_factors_object_t* factors_hint = nullptr;
 };
 
-// What a pass keeps between passes: the table sprio reads, and small
-// scratch space. Per-job arrays other than the published table live only
-// during a pass.
+// What a pass keeps between passes: the table sprio reads, the one the
+// next pass fills, and the scratch arrays, all reused pass after pass.
 struct PassBuffers {
-  PassTable building;   // the decay thread's own; empty between passes
+  PassTable building;   // the decay thread's own; its contents are stale between passes
   PassTable published;  // read under the job read lock, changed under the write lock
   PageVector<ChangedJob> changed;  // building's jobs the store will write
+  JobPointers jobs;                // job_list in order, for prefetching
+  PageVector<uint32_t> job_ids;    // building.records[i]'s job id, for the index
   PartitionFillCache partition_cache;
   // Jobs priority_p_set stored while a pass was computing: their new
   // factors replace the pass's.
@@ -255,6 +258,7 @@ void GatherAndCompute(time_t now, const PluginConfig& config, PassBuffers* b) {
   t.records.clear();
   t.tres.clear();
   b->changed.clear();
+  b->job_ids.clear();
   b->partition_cache = PartitionFillCache{};
   t.partition_priorities.clear();
   t.partition_slices.clear();
@@ -265,13 +269,13 @@ void GatherAndCompute(time_t now, const PluginConfig& config, PassBuffers* b) {
 
   // Sized once for the whole queue: growing by doubling would map and
   // copy every size on the way.
-  JobPointers jobs;  // job_list in order, for prefetching
-  ListJobs(&jobs);
+  const JobPointers& jobs = b->jobs;  // listed by RunPriorityPass
   const size_t job_count = jobs.size();
-  PageVector<uint32_t> job_ids;  // records[i]'s job id, for the index
-  t.records.reserve(job_count);
-  job_ids.reserve(job_count);
-  t.tres.reserve(job_count * t.tres_columns.size());
+  PageVector<uint32_t>& job_ids = b->job_ids;
+  ReserveReusing(&t.records, job_count);
+  ReserveReusing(&job_ids, job_count);
+  ReserveReusing(&t.tres, job_count * t.tres_columns.size());
+  ReleaseIfOversized(&b->changed, job_count);  // grows as needed
   for (size_t i = 0; i < job_count; ++i) {
     if (i + kPrefetchRecordsAhead < job_count) PrefetchRecord(jobs[i + kPrefetchRecordsAhead]);
     if (i + kPrefetchPartsAhead < job_count) PrefetchAllocations(jobs[i + kPrefetchPartsAhead]);
@@ -380,16 +384,14 @@ size_t StoreSlice(time_t now, const PluginConfig& config, PassBuffers* b) {
   return recomputed;
 }
 
-// After the store, with no lock: no one reads b->building between passes.
-void ReleaseStandbyTable(PassBuffers* b) {
-  b->building = PassTable{};
-  ReleaseStorage(&b->changed);
-}
 
 }  // namespace
 
-void RunPriorityPass(time_t now) {
-  if (!job_list) return;
+void RunPriorityPass(time_t now, const BeforeGather& before_gather) {
+  if (!job_list) {
+    if (before_gather) before_gather(JobPointers());
+    return;
+  }
   auto config = CurrentConfig();
   if (!g_buffers.load()) g_buffers.store(new PassBuffers());
   PassBuffers& b = *g_buffers.load();
@@ -398,8 +400,12 @@ void RunPriorityPass(time_t now) {
   assoc_mgr_lock_t assoc_read = {};
   assoc_read.assoc = READ_LOCK;
   assoc_read.qos = READ_LOCK;
-  const auto gather_start = std::chrono::steady_clock::now();
   lock_slurmctld(read_lock);
+  ListJobs(&b.jobs);
+  // Fairshare is recomputed in here: the configuration taken above predates
+  // it, but a pass reads only settings from it, not fairshare.
+  if (before_gather) before_gather(b.jobs);
+  const auto gather_start = std::chrono::steady_clock::now();
   assoc_mgr_lock(&assoc_read);
   GatherAndCompute(now, *config, &b);
   assoc_mgr_unlock(&assoc_read);
@@ -421,7 +427,6 @@ void RunPriorityPass(time_t now) {
     held_ms += hold_ms;
     longest_hold_ms = std::max(longest_hold_ms, hold_ms);
   } while (b.pass_in_progress);
-  ReleaseStandbyTable(&b);
   if (recomputed) {
     LogPrio("%zu of %zu jobs changed during the pass and were recomputed", recomputed,
             b.published.records.size());

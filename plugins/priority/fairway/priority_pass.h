@@ -11,16 +11,25 @@
 #define FAIRWAY_PLUGIN_PRIORITY_PASS_H_
 
 #include <ctime>
+#include <functional>
 
 #include "job_bridge.h"
 #include "slurm_api.h"
 
 namespace fairway::plugin {
 
+// Called under the job READ lock (and the partition READ lock), with no
+// association lock held, with every job record in job_list order, before
+// the priorities are gathered: the decay thread charges the running jobs
+// and recomputes fairshare there, so that one walk over the job list, and
+// one hold of the lock, serves the whole pass.
+using BeforeGather = std::function<void(const JobPointers& jobs)>;
+
 // Takes the locks itself; the caller holds none. Only one thread at a time
 // may call it (it keeps its table between passes): the decay thread, or
-// init() when there is no decay thread (no slurmdbd).
-void RunPriorityPass(time_t now);
+// init() when there is no decay thread (no slurmdbd). before_gather, when
+// given, is called once, even when there is no job list.
+void RunPriorityPass(time_t now, const BeforeGather& before_gather = nullptr);
 
 // Requires: the job READ lock. The factors the last pass computed for the
 // job, unless newer ones were stored since (priority_p_set, or the pass

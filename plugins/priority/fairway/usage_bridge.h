@@ -24,9 +24,11 @@ void ApplyDecay(double real_decay);
 // included), dropping separate account leaf usage.
 void ResetUsage();
 
-// Requires: the job WRITE lock; takes assoc W + QOS W + TRES R. Charges the
-// job's usage for [start_period, end_period]; with adjust_for_end, the final
-// slice (priority_p_job_end). Returns false when nothing was charged because
+// Requires: the job WRITE lock with adjust_for_end (it marks the job's end
+// charged), the READ lock without (the periodic charge reads the job only);
+// takes assoc W + QOS W + TRES R. Charges the job's usage for
+// [start_period, end_period]; with adjust_for_end, the final slice
+// (priority_p_job_end). Returns false when nothing was charged because
 // the job's end was already charged.
 bool ChargeJob(job_record* job, time_t start_period, time_t end_period, bool adjust_for_end,
                const PluginConfig& config);
