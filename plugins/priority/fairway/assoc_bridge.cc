@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "assoc_bridge.h"
 
+#include <algorithm>
 #include <unordered_set>
 
 #include "classic.h"
+#include "prefetch.h"
 #include "slurm_api.h"
 
 namespace fairway::plugin {
@@ -23,15 +25,122 @@ AssocNode NodeFrom(const slurmdb_assoc_rec_t* assoc) {
   return node;
 }
 
-void Visit(slurmdb_assoc_rec_t* assoc, std::vector<slurmdb_assoc_rec_t*>* order,
-           std::unordered_set<const void*>* seen) {
+// The general walk, for a tree that is not one: a record reached twice (a
+// cycle, or one listed under two parents) is taken once, where first met.
+void VisitOnce(slurmdb_assoc_rec_t* assoc, std::vector<slurmdb_assoc_rec_t*>* order,
+               std::unordered_set<const void*>* seen) {
   if (!seen->insert(assoc).second) return;
   order->push_back(assoc);
   List children = assoc->usage->children_list;
   if (!children) return;
   ListIterator it = list_iterator_create(children);
-  while (auto* child = static_cast<slurmdb_assoc_rec_t*>(list_next(it))) Visit(child, order, seen);
+  while (auto* child = static_cast<slurmdb_assoc_rec_t*>(list_next(it))) {
+    VisitOnce(child, order, seen);
+  }
   list_iterator_destroy(it);
+}
+
+void ListInTreeOrderChecked(std::vector<slurmdb_assoc_rec_t*>* order) {
+  order->clear();
+  std::unordered_set<const void*> seen;
+  VisitOnce(assoc_mgr_root_assoc, order, &seen);
+  // Associations no children list reaches (orphans) still count as users.
+  ListIterator it = list_iterator_create(assoc_mgr_assoc_list);
+  while (auto* assoc = static_cast<slurmdb_assoc_rec_t*>(list_next(it))) {
+    if (!seen.count(assoc) && assoc->usage) {
+      seen.insert(assoc);
+      order->push_back(assoc);
+    }
+  }
+  list_iterator_destroy(it);
+}
+
+// The walk every pass takes: one read lock per children list (not one per
+// element, nor an iterator allocated per list) and no hash set. It gives up
+// (false) where the general walk would drop a record met twice; that walk
+// then runs instead, so both give the same order.
+struct TreeWalk {
+  std::vector<slurmdb_assoc_rec_t*>* order;
+  size_t limit;  // more records than the list holds: one was met twice
+  bool gave_up = false;
+};
+
+int VisitListed(void* assoc, void* walk_arg);
+
+void Visit(slurmdb_assoc_rec_t* assoc, TreeWalk* walk) {
+  if (walk->order->size() >= walk->limit) {
+    walk->gave_up = true;
+    return;
+  }
+  walk->order->push_back(assoc);
+  if (List children = assoc->usage->children_list) list_for_each_ro(children, VisitListed, walk);
+}
+
+int VisitListed(void* assoc, void* walk_arg) {
+  auto* walk = static_cast<TreeWalk*>(walk_arg);
+  Visit(static_cast<slurmdb_assoc_rec_t*>(assoc), walk);
+  return walk->gave_up ? -1 : 0;
+}
+
+bool HasDuplicates(std::vector<const void*>* sorted) {
+  std::sort(sorted->begin(), sorted->end());
+  return std::adjacent_find(sorted->begin(), sorted->end()) != sorted->end();
+}
+
+bool ListInTreeOrderFast(std::vector<slurmdb_assoc_rec_t*>* order) {
+  order->clear();
+  TreeWalk walk{order, static_cast<size_t>(list_count(assoc_mgr_assoc_list))};
+  order->reserve(walk.limit);
+  Visit(assoc_mgr_root_assoc, &walk);
+  if (walk.gave_up) return false;
+  std::vector<const void*> reached(order->begin(), order->end());
+  if (HasDuplicates(&reached)) return false;
+  struct Orphans {
+    const std::vector<const void*>* reached;
+    std::vector<slurmdb_assoc_rec_t*>* order;
+    size_t found = 0;
+  } orphans{&reached, order};
+  list_for_each_ro(
+      assoc_mgr_assoc_list,
+      [](void* listed, void* arg) {
+        auto* o = static_cast<Orphans*>(arg);
+        auto* assoc = static_cast<slurmdb_assoc_rec_t*>(listed);
+        if (assoc->usage && !std::binary_search(o->reached->begin(), o->reached->end(), listed)) {
+          o->order->push_back(assoc);
+          ++o->found;
+        }
+        return 0;
+      },
+      &orphans);
+  if (orphans.found > 1) {
+    std::vector<const void*> found(order->end() - orphans.found, order->end());
+    if (HasDuplicates(&found)) return false;
+  }
+  return true;
+}
+
+// What NodeFrom reads of a record, asked for a few records ahead: the
+// records were listed by following pointers, so they are scattered.
+FAIRWAY_PREFETCH_HELPER void PrefetchRecord(const slurmdb_assoc_rec_t* assoc) {
+  __builtin_prefetch(&assoc->id);
+  __builtin_prefetch(&assoc->acct);
+  __builtin_prefetch(&assoc->user);
+  __builtin_prefetch(&assoc->partition);
+  __builtin_prefetch(&assoc->shares_raw);
+  __builtin_prefetch(&assoc->priority);
+}
+
+FAIRWAY_PREFETCH_HELPER void PrefetchPointees(const slurmdb_assoc_rec_t* assoc) {
+  if (assoc->acct) __builtin_prefetch(assoc->acct);
+  if (assoc->user) __builtin_prefetch(assoc->user);
+  if (assoc->partition) __builtin_prefetch(assoc->partition);
+  if (const slurmdb_assoc_usage_t* usage = assoc->usage) {
+    __builtin_prefetch(&usage->usage_raw);
+    __builtin_prefetch(&usage->parent_assoc_ptr);
+    __builtin_prefetch(&usage->level_shares);
+    __builtin_prefetch(&usage->shares_norm);
+    __builtin_prefetch(&usage->priority_norm);
+  }
 }
 
 }  // namespace
@@ -39,21 +148,16 @@ void Visit(slurmdb_assoc_rec_t* assoc, std::vector<slurmdb_assoc_rec_t*>* order,
 bool SnapshotAssocs(FairshareMode mode, AssocSnapshot* snapshot) {
   snapshot->records.clear();
   if (!assoc_mgr_root_assoc || !assoc_mgr_assoc_list) return false;
-  std::unordered_set<const void*> seen;
-  Visit(assoc_mgr_root_assoc, &snapshot->records, &seen);
-  // Associations no children list reaches (orphans) still count as users.
-  ListIterator it = list_iterator_create(assoc_mgr_assoc_list);
-  while (auto* assoc = static_cast<slurmdb_assoc_rec_t*>(list_next(it))) {
-    if (!seen.count(assoc) && assoc->usage) {
-      seen.insert(assoc);
-      snapshot->records.push_back(assoc);
-    }
-  }
-  list_iterator_destroy(it);
+  if (!ListInTreeOrderFast(&snapshot->records)) ListInTreeOrderChecked(&snapshot->records);
 
+  constexpr size_t kRecordsAhead = 8, kPointeesAhead = 4;
+  const std::vector<slurmdb_assoc_rec_t*>& records = snapshot->records;
   std::vector<AssocNode> nodes;
-  nodes.reserve(snapshot->records.size());
-  for (slurmdb_assoc_rec_t* assoc : snapshot->records) {
+  nodes.reserve(records.size());
+  for (size_t i = 0; i < records.size(); ++i) {
+    if (i + kRecordsAhead < records.size()) PrefetchRecord(records[i + kRecordsAhead]);
+    if (i + kPointeesAhead < records.size()) PrefetchPointees(records[i + kPointeesAhead]);
+    slurmdb_assoc_rec_t* assoc = records[i];
     AssocNode node = NodeFrom(assoc);
     if (assoc != assoc_mgr_root_assoc && node.parent_id == 0) node.parent_id = kNoVal;  // orphan
     nodes.push_back(std::move(node));
