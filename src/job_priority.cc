@@ -4,66 +4,22 @@
 #include <algorithm>
 #include <cmath>
 
+#include "priority_terms.h"
+
 namespace fairway {
 
 namespace {
 
-double AgeFactor(const JobInputs& job, const Params& params, int64_t now) {
-  if (!params.weight_age || !job.accrue_time) return 0;
-  // Slurm keeps the difference and PriorityMaxAge in 32 bits.
-  uint32_t diff = 0;
-  if (now > job.accrue_time) diff = static_cast<uint32_t>(now - job.accrue_time);
-  uint32_t max_age = static_cast<uint32_t>(params.max_age_s);
-  if (diff < max_age) return static_cast<double>(diff) / static_cast<double>(max_age);
-  return 1.0;
-}
-
-double JobSizeFactor(const JobInputs& job, const Params& params, const ClusterInputs& cluster) {
-  if (!params.weight_job_size) return 0;
-  if (!cluster.node_count || !cluster.cluster_cpus) return 0;  // Slurm: NaN/inf
-  uint32_t cpu_cnt = 0;
-  if (job.total_cpus) {
-    cpu_cnt = job.total_cpus;
-  } else if (job.max_cpus != kNoVal) {
-    cpu_cnt = job.max_cpus;
-  } else if (job.min_cpus) {
-    cpu_cnt = job.min_cpus;
-  }
-  const uint32_t min_nodes = job.min_nodes;
-  const uint32_t nodes = cluster.node_count;
-  const uint32_t cpus = cluster.cluster_cpus;
-  double js;
-  if (params.flags & kFlagSizeRelative) {
-    uint32_t time_limit = 1;
-    js = static_cast<double>(min_nodes) * static_cast<double>(cpus) / static_cast<double>(nodes);
-    if (cpu_cnt > js) js = static_cast<double>(cpu_cnt);
-    if (job.time_limit_min != kNoVal) {
-      time_limit = job.time_limit_min;
-    } else if (job.partition) {
-      time_limit = job.partition->max_time_min;
-    }
-    js /= time_limit;  // a zero limit gives +inf, clamped to 1 below
-    js /= cpus;
-    if (params.favor_small) js = 1.0 - js;
-  } else if (params.favor_small) {
-    // Unsigned differences, as in Slurm: an oversized request wraps to a
-    // huge value and is clamped to 1 (API brief §8 bug 11, kept for parity).
-    js = static_cast<double>(nodes - min_nodes) / static_cast<double>(nodes);
-    if (cpu_cnt) {
-      js += static_cast<double>(cpus - cpu_cnt) / static_cast<double>(cpus);
-      js /= 2;
-    }
-  } else {
-    js = static_cast<double>(min_nodes) / static_cast<double>(nodes);
-    if (cpu_cnt) {
-      js += static_cast<double>(cpu_cnt) / static_cast<double>(cpus);
-      js /= 2;
-    }
-  }
-  if (std::isnan(js)) return 0.0;
-  if (js < 0.0) return 0.0;
-  if (js > 1.0) return 1.0;
-  return js;
+terms::JobSizeTerms SizeTermsOf(const JobInputs& job) {
+  terms::JobSizeTerms t;
+  t.total_cpus = job.total_cpus;
+  t.max_cpus = job.max_cpus;
+  t.min_cpus = job.min_cpus;
+  t.min_nodes = job.min_nodes;
+  t.time_limit_min = job.time_limit_min;
+  t.has_partition = job.partition.has_value();
+  if (job.partition) t.partition_max_time_min = job.partition->max_time_min;
+  return t;
 }
 
 // The job's count of TRES i: allocated, or requested before allocation.
@@ -84,12 +40,8 @@ void TresFactors(const JobInputs& job, const PartitionInputs* part, const Params
   out->assign(n, 0.0);
   std::vector<double>& factors = *out;
   for (size_t i = 0; i < n; ++i) {
-    const uint64_t value = TresCount(job, i);
-    if (params.flags & kFlagNoNormalTres) {
-      factors[i] = static_cast<double>(value);
-    } else if (value && part && i < part->tres_cnt.size() && part->tres_cnt[i]) {
-      factors[i] = value / static_cast<double>(part->tres_cnt[i]);
-    }
+    const uint64_t total = part && i < part->tres_cnt.size() ? part->tres_cnt[i] : 0;
+    factors[i] = terms::TresFactor(TresCount(job, i), part != nullptr, total, params);
   }
 }
 
@@ -104,17 +56,10 @@ double WeightTres(std::vector<double>* factors, const Params& params) {
 }
 
 double PartitionFactor(const PartitionInputs& part, const Params& params) {
-  return (params.flags & kFlagNoNormalPart) ? part.priority_job_factor : part.norm_priority;
+  return terms::PartitionFactor(part.priority_job_factor, part.norm_priority, params);
 }
 
-// Replaces NaN by 0 so that no NaN reaches the integer conversion.
-double Sane(double value, bool* had_nan) {
-  if (std::isnan(value)) {
-    *had_nan = true;
-    return 0.0;
-  }
-  return value;
-}
+using terms::Sane;
 
 }  // namespace
 
@@ -170,9 +115,9 @@ void ComputeJobPriorityInto(const JobInputs& job, const Params& params,
     return;
   }
   PriorityFactors& f = out.factors;
-  f.age = AgeFactor(job, params, now);
+  f.age = terms::AgeFactor(job.accrue_time, params, now);
   if (job.has_assoc && params.weight_fairshare) f.fairshare = job.fairshare_factor;
-  f.job_size = JobSizeFactor(job, params, cluster);
+  f.job_size = terms::JobSizeFactor(SizeTermsOf(job), params, cluster.cluster_cpus, cluster.node_count);
   if (job.partition && job.partition->priority_job_factor && params.weight_partition) {
     f.partition = PartitionFactor(*job.partition, params);
   }

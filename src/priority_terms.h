@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The factor formulas of a job's priority on plain scalars, shared by the
+// general computation (ComputeJobPriorityInto, over JobInputs) and the
+// flat one the decay pass uses (ComputeFlatPriority): one definition, so
+// the two give bit-identical results.
+#ifndef FAIRWAY_PRIORITY_TERMS_H_
+#define FAIRWAY_PRIORITY_TERMS_H_
+
+#include <cmath>
+#include <cstdint>
+
+#include "params.h"
+#include "slurm_values.h"
+
+namespace fairway::terms {
+
+inline double AgeFactor(int64_t accrue_time, const Params& params, int64_t now) {
+  if (!params.weight_age || !accrue_time) return 0;
+  // Slurm keeps the difference and PriorityMaxAge in 32 bits.
+  uint32_t diff = 0;
+  if (now > accrue_time) diff = static_cast<uint32_t>(now - accrue_time);
+  uint32_t max_age = static_cast<uint32_t>(params.max_age_s);
+  if (diff < max_age) return static_cast<double>(diff) / static_cast<double>(max_age);
+  return 1.0;
+}
+
+// What the job size factor reads of a job and its partition.
+struct JobSizeTerms {
+  uint32_t total_cpus = 0;
+  uint32_t max_cpus = kNoVal;
+  uint32_t min_cpus = 0;
+  uint32_t min_nodes = 1;
+  uint32_t time_limit_min = kNoVal;
+  bool has_partition = false;
+  uint32_t partition_max_time_min = kNoVal;
+};
+
+inline double JobSizeFactor(const JobSizeTerms& job, const Params& params, uint32_t cluster_cpus,
+                            uint32_t node_count) {
+  if (!params.weight_job_size) return 0;
+  if (!node_count || !cluster_cpus) return 0;  // Slurm: NaN/inf
+  uint32_t cpu_cnt = 0;
+  if (job.total_cpus) {
+    cpu_cnt = job.total_cpus;
+  } else if (job.max_cpus != kNoVal) {
+    cpu_cnt = job.max_cpus;
+  } else if (job.min_cpus) {
+    cpu_cnt = job.min_cpus;
+  }
+  const uint32_t min_nodes = job.min_nodes;
+  const uint32_t nodes = node_count;
+  const uint32_t cpus = cluster_cpus;
+  double js;
+  if (params.flags & kFlagSizeRelative) {
+    uint32_t time_limit = 1;
+    js = static_cast<double>(min_nodes) * static_cast<double>(cpus) / static_cast<double>(nodes);
+    if (cpu_cnt > js) js = static_cast<double>(cpu_cnt);
+    if (job.time_limit_min != kNoVal) {
+      time_limit = job.time_limit_min;
+    } else if (job.has_partition) {
+      time_limit = job.partition_max_time_min;
+    }
+    js /= time_limit;  // a zero limit gives +inf, clamped to 1 below
+    js /= cpus;
+    if (params.favor_small) js = 1.0 - js;
+  } else if (params.favor_small) {
+    // Unsigned differences, as in Slurm: an oversized request wraps to a
+    // huge value and is clamped to 1 (API brief §8 bug 11, kept for parity).
+    js = static_cast<double>(nodes - min_nodes) / static_cast<double>(nodes);
+    if (cpu_cnt) {
+      js += static_cast<double>(cpus - cpu_cnt) / static_cast<double>(cpus);
+      js /= 2;
+    }
+  } else {
+    js = static_cast<double>(min_nodes) / static_cast<double>(nodes);
+    if (cpu_cnt) {
+      js += static_cast<double>(cpu_cnt) / static_cast<double>(cpus);
+      js /= 2;
+    }
+  }
+  if (std::isnan(js)) return 0.0;
+  if (js < 0.0) return 0.0;
+  if (js > 1.0) return 1.0;
+  return js;
+}
+
+inline double PartitionFactor(uint16_t priority_job_factor, double norm_priority,
+                              const Params& params) {
+  return (params.flags & kFlagNoNormalPart) ? priority_job_factor : norm_priority;
+}
+
+// One TRES's unweighted factor: the count over the partition's total (0
+// without one), or the raw count with NO_NORMAL_TRES.
+inline double TresFactor(uint64_t count, bool has_partition, uint64_t partition_total,
+                         const Params& params) {
+  if (params.flags & kFlagNoNormalTres) return static_cast<double>(count);
+  if (count && has_partition && partition_total) {
+    return count / static_cast<double>(partition_total);
+  }
+  return 0.0;
+}
+
+// Replaces NaN by 0 so that no NaN reaches the integer conversion.
+inline double Sane(double value, bool* had_nan) {
+  if (std::isnan(value)) {
+    *had_nan = true;
+    return 0.0;
+  }
+  return value;
+}
+
+}  // namespace fairway::terms
+
+#endif  // FAIRWAY_PRIORITY_TERMS_H_

@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The decay pass's flat path must give exactly what ComputeJobPriorityInto
+// gives (the path priority_p_set and multi-partition jobs take): the same
+// weighted factors bit for bit and the same integer priority, over random
+// inputs that reach every branch of the factor formulas.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "flat_priority.h"
+#include "job_priority.h"
+
+namespace fairway {
+namespace {
+
+constexpr int64_t kNow = 1700000000;
+constexpr size_t kTresCnt = 6;  // the cluster's TRES count in these tests
+
+// Bitwise: the pass stores what it computes, and sprio compares with the
+// stored priority, so "close" is not enough.
+bool SameBits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+template <typename T>
+T Pick(std::mt19937_64& gen, std::initializer_list<T> values) {
+  return values.begin()[gen() % values.size()];
+}
+
+uint32_t RandomWeight(std::mt19937_64& gen) {
+  return Pick<uint32_t>(gen, {0, 1, 1000, 10000, 100000, 4000000000u});
+}
+
+Params RandomParams(std::mt19937_64& gen) {
+  Params p;
+  p.weight_age = RandomWeight(gen);
+  p.weight_assoc = RandomWeight(gen);
+  p.weight_fairshare = RandomWeight(gen);
+  p.weight_job_size = RandomWeight(gen);
+  p.weight_partition = RandomWeight(gen);
+  p.weight_qos = RandomWeight(gen);
+  if (gen() % 4) {
+    p.weight_tres.assign(kTresCnt, 0.0);
+    for (double& w : p.weight_tres) w = Pick<double>(gen, {0.0, 0.0, 1.0, 2000.0, 0.25, 1e9});
+  }
+  p.flags = 0;
+  for (uint32_t flag : {kFlagSizeRelative, kFlagNoNormalAssoc, kFlagNoNormalPart,
+                        kFlagNoNormalQos, kFlagNoNormalTres}) {
+    if (gen() % 3 == 0) p.flags |= flag;
+  }
+  p.favor_small = gen() % 2;
+  p.max_age_s = Pick<int64_t>(gen, {0, 1, 3600, 604800});
+  return p;
+}
+
+std::vector<uint64_t> RandomCounts(std::mt19937_64& gen, bool allocated) {
+  if (gen() % 3 == 0) return {};  // none (not allocated, or no array)
+  std::vector<uint64_t> counts(gen() % 2 ? kTresCnt : kTresCnt - 2);
+  for (uint64_t& c : counts) {
+    c = Pick<uint64_t>(gen, {0, 1, 7, 4096, 1ull << 40});
+    if (allocated && gen() % 4 == 0) c = kNoConsumeVal64;
+  }
+  return counts;
+}
+
+JobInputs RandomJob(std::mt19937_64& gen) {
+  JobInputs j;
+  j.accrue_time = Pick<int64_t>(gen, {0, kNow - 1, kNow - 5000, kNow - 2000000, kNow + 60});
+  j.has_assoc = gen() % 5 != 0;
+  j.fairshare_factor = std::uniform_real_distribution<double>(0, 1)(gen);
+  j.assoc_priority = Pick<uint32_t>(gen, {0, 3, 100000});
+  j.assoc_priority_norm = std::uniform_real_distribution<double>(0, 1)(gen);
+  j.has_qos = gen() % 5 != 0;
+  j.qos_priority = Pick<uint32_t>(gen, {0, 10, 65535});
+  j.qos_norm_priority = std::uniform_real_distribution<double>(0, 1)(gen);
+  j.total_cpus = Pick<uint32_t>(gen, {0, 0, 4, 250});
+  j.max_cpus = Pick<uint32_t>(gen, {kNoVal, 8, 1000});
+  j.min_cpus = Pick<uint32_t>(gen, {0, 1, 64});
+  j.min_nodes = Pick<uint32_t>(gen, {0, 1, 3, 50});  // 50 > the cluster's nodes
+  j.time_limit_min = Pick<uint32_t>(gen, {kNoVal, 0, 30, 1440});
+  if (gen() % 4) {
+    PartitionInputs part;
+    part.priority_job_factor = Pick<uint16_t>(gen, {0, 1, 10});
+    part.norm_priority = part.priority_job_factor / 10.0;
+    part.max_time_min = Pick<uint32_t>(gen, {kNoVal, 0, 60, 0xffffffff});
+    part.tres_cnt = RandomCounts(gen, false);
+    j.partition = part;
+  }
+  j.site_factor = kNiceOffset + Pick<int32_t>(gen, {0, 0, 5, -5, 1000000});
+  j.nice = kNiceOffset + Pick<int32_t>(gen, {0, 0, 100, -10000, 2000000000});
+  j.tres_alloc = RandomCounts(gen, true);
+  j.tres_req = RandomCounts(gen, false);
+  return j;
+}
+
+std::vector<uint32_t> WeightedColumns(const Params& p) {
+  std::vector<uint32_t> columns;
+  for (size_t i = 0; i < p.weight_tres.size(); ++i) {
+    if (p.weight_tres[i] != 0) columns.push_back(static_cast<uint32_t>(i));
+  }
+  return columns;
+}
+
+TEST(FlatPriority, MatchesTheGeneralComputationBitForBit) {
+  std::mt19937_64 gen(20261123);
+  const ClusterInputs clusters[] = {{100, 10}, {2, 1}, {0, 10}, {64, 0}};
+  size_t clamped = 0, with_tres = 0, size_relative = 0, no_partition = 0;
+  for (int i = 0; i < 200000; ++i) {
+    const Params params = RandomParams(gen);
+    const std::vector<uint32_t> columns = WeightedColumns(params);
+    FlatWeights weights;
+    ASSERT_TRUE(BuildFlatWeights(params, columns, &weights));
+    const JobInputs job = RandomJob(gen);
+    const ClusterInputs cluster = clusters[gen() % 4];
+
+    JobPriority general;
+    ComputeJobPriorityInto(job, params, cluster, kNow, &general);
+    FlatPartition partition;
+    FlatJob flat_job;
+    FlatJobFromInputs(job, columns, &partition, &flat_job);
+    FlatResult flat;
+    ComputeFlatPriority(flat_job, weights, cluster, kNow, &flat);
+
+    const PriorityFactors& w = general.weighted;
+    SCOPED_TRACE("case " + std::to_string(i));
+    ASSERT_TRUE(SameBits(flat.sum, general.sum));
+    ASSERT_EQ(flat.priority, general.priority);
+    ASSERT_EQ(flat.clamped, general.clamped);
+    ASSERT_EQ(flat.had_nan, general.had_nan);
+    ASSERT_TRUE(SameBits(flat.age, w.age));
+    ASSERT_TRUE(SameBits(flat.assoc, w.assoc));
+    ASSERT_TRUE(SameBits(flat.fairshare, w.fairshare));
+    ASSERT_TRUE(SameBits(flat.job_size, w.job_size));
+    ASSERT_TRUE(SameBits(flat.partition, w.partition));
+    ASSERT_TRUE(SameBits(flat.qos, w.qos));
+    ASSERT_EQ(flat.site, w.site);
+    ASSERT_EQ(flat.nice, w.nice);
+    ASSERT_EQ(weights.tres_columns, params.weight_tres.empty() ? 0 : columns.size());
+    for (size_t k = 0; k < weights.tres_columns; ++k) {
+      ASSERT_TRUE(SameBits(flat.tres[k], w.tres[columns[k]])) << "TRES column " << columns[k];
+    }
+    clamped += general.clamped;
+    with_tres += general.tres_sum > 0;
+    size_relative += (params.flags & kFlagSizeRelative) && w.job_size > 0;
+    no_partition += !job.partition;
+  }
+  // The random inputs did reach the branches this test is for.
+  EXPECT_GT(clamped, 1000u);
+  EXPECT_GT(with_tres, 1000u);
+  EXPECT_GT(size_relative, 1000u);
+  EXPECT_GT(no_partition, 1000u);
+}
+
+TEST(FlatPriority, WorkedExample) {
+  // 1,000 of age at half of max age, fairshare 0.5 x 100,000, 4 of 100 CPUs
+  // at cpu=2000: 500 + 50,000 + 80 = 50,580; nice 10 takes 10 off.
+  Params params;
+  params.max_age_s = 1000;
+  params.weight_age = 1000;
+  params.weight_fairshare = 100000;
+  params.weight_tres = {2000.0, 0.0, 0.0};
+  params.flags = 0;
+  FlatWeights weights;
+  ASSERT_TRUE(BuildFlatWeights(params, {0}, &weights));
+  FlatPartition partition;
+  partition.tres_total[0] = 100;
+  FlatJob job;
+  job.accrue_time = kNow - 500;
+  job.has_assoc = true;
+  job.fairshare_factor = 0.5;
+  job.nice = kNiceOffset + 10;
+  job.partition = &partition;
+  job.tres_count[0] = 4;
+  FlatResult r;
+  ComputeFlatPriority(job, weights, ClusterInputs{100, 10}, kNow, &r);
+  EXPECT_EQ(r.age, 500.0);
+  EXPECT_EQ(r.fairshare, 50000.0);
+  EXPECT_EQ(r.tres[0], 80.0);
+  EXPECT_EQ(r.priority, 50570u);
+}
+
+TEST(FlatPriority, TooManyWeightedTresTakeTheGeneralPath) {
+  Params params;
+  params.weight_tres.assign(kFlatTresMax + 1, 1.0);
+  std::vector<uint32_t> columns;
+  for (uint32_t i = 0; i <= kFlatTresMax; ++i) columns.push_back(i);
+  FlatWeights weights;
+  EXPECT_FALSE(BuildFlatWeights(params, columns, &weights));
+  columns.pop_back();
+  EXPECT_TRUE(BuildFlatWeights(params, columns, &weights));
+  EXPECT_EQ(weights.tres_columns, kFlatTresMax);
+}
+
+}  // namespace
+}  // namespace fairway
