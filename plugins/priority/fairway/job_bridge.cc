@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "assoc_bridge.h"
@@ -15,6 +16,12 @@ namespace fairway::plugin {
 
 namespace {
 
+// The TRES a priority can read: weighted and counted by slurmctld.
+size_t CountedTres(const PluginConfig& config) {
+  if (slurmctld_tres_cnt <= 0) return 0;
+  return std::min(config.params.weight_tres.size(), static_cast<size_t>(slurmctld_tres_cnt));
+}
+
 // Copies the counts of the weighted TRES (PriorityWeightTRES), the only
 // ones the priority reads. A pass copies two or three arrays per job, so
 // only the weighted columns are written, not Slurm's whole TRES count: the
@@ -26,8 +33,7 @@ void AssignTres(const uint64_t* counts, const PluginConfig& config, std::vector<
     out->clear();
     return;
   }
-  const size_t n =
-      std::min(config.params.weight_tres.size(), static_cast<size_t>(slurmctld_tres_cnt));
+  const size_t n = CountedTres(config);
   if (out->size() != n) out->assign(n, 0);
   for (uint32_t column : config.weighted_tres) {
     if (column < n) (*out)[column] = counts[column];
@@ -143,6 +149,82 @@ void GatherJobInputs(job_record_t* job, const PluginConfig& config, JobInputs* i
       in->previous_partition_priorities.push_back(
           job->priority_array ? job->priority_array[i] : 0);
     }
+  }
+}
+
+void FlatPartitions::Clear() {
+  parts_.clear();
+  records_.clear();
+  last_ = 0;
+}
+
+const FlatPartition* FlatPartitions::Of(const part_record_t* part, const PluginConfig& config) {
+  if (last_ < parts_.size() && parts_[last_] == part) return records_[last_].get();
+  for (size_t i = 0; i < parts_.size(); ++i) {
+    if (parts_[i] == part) {
+      last_ = i;
+      return records_[i].get();
+    }
+  }
+  auto record = std::make_unique<FlatPartition>();
+  record->priority_job_factor = part->priority_job_factor;
+  record->norm_priority = part->norm_priority;
+  record->max_time_min = part->max_time;
+  // As AssignTres: only the TRES both weighted and counted by slurmctld.
+  const size_t counted = CountedTres(config);
+  if (part->tres_cnt) {
+    for (size_t k = 0; k < config.weighted_tres.size() && k < kFlatTresMax; ++k) {
+      const uint32_t column = config.weighted_tres[k];
+      if (column < counted) record->tres_total[k] = part->tres_cnt[column];
+    }
+  }
+  parts_.push_back(part);
+  records_.push_back(std::move(record));
+  last_ = parts_.size() - 1;
+  return records_.back().get();
+}
+
+void GatherFlatJob(job_record_t* job, const PluginConfig& config, FlatPartitions* partitions,
+                   FlatJob* in) {
+  const Params& p = config.params;
+  const job_details* details = job->details;
+  const slurmdb_assoc_rec_t* assoc = job->assoc_ptr;
+  const slurmdb_qos_rec_t* qos = job->qos_ptr;
+  in->accrue_time = details->accrue_time;
+  in->has_assoc = assoc != nullptr;
+  in->fairshare_factor = 0;
+  if (assoc && p.weight_fairshare && config.calc_fairshare) {
+    in->fairshare_factor = FairshareFactor(job, config);
+  }
+  in->assoc_priority = assoc ? assoc->priority : 0;
+  in->assoc_priority_norm = assoc ? assoc->usage->priority_norm : 0;
+  in->has_qos = qos != nullptr;
+  in->qos_priority = qos ? qos->priority : 0;
+  in->qos_norm_priority = qos ? qos->usage->norm_priority : 0;
+  in->total_cpus = job->total_cpus;
+  in->max_cpus = details->max_cpus;
+  in->min_cpus = details->min_cpus;
+  in->min_nodes = details->min_nodes;
+  in->time_limit_min = job->time_limit;
+  in->site_factor = job->site_factor;
+  in->nice = details->nice;
+  in->partition = job->part_ptr ? partitions->Of(job->part_ptr, config) : nullptr;
+  // As TresCount over AssignTres's arrays: the allocated count unless
+  // absent or NO_CONSUME, else the requested one.
+  const size_t counted = CountedTres(config);
+  const uint64_t* alloc = job->tres_alloc_cnt;
+  const uint64_t* req = job->tres_req_cnt;
+  for (size_t k = 0; k < config.weighted_tres.size() && k < kFlatTresMax; ++k) {
+    const uint32_t column = config.weighted_tres[k];
+    uint64_t count = 0;
+    if (column < counted) {
+      if (alloc && alloc[column] != NO_CONSUME_VAL64) {
+        count = alloc[column];
+      } else if (req) {
+        count = req[column];
+      }
+    }
+    in->tres_count[k] = count;
   }
 }
 

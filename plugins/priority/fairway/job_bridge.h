@@ -7,9 +7,11 @@
 #define FAIRWAY_PLUGIN_JOB_BRIDGE_H_
 
 #include <ctime>
+#include <memory>
 #include <cstdint>
 #include <vector>
 
+#include "flat_priority.h"
 #include "job_priority.h"
 #include "page_allocator.h"
 #include "plugin_config.h"
@@ -43,6 +45,30 @@ struct PartitionFillCache {
 // others 0). The job must have details.
 void GatherJobInputs(job_record_t* job, const PluginConfig& config, JobInputs* inputs,
                      PartitionFillCache* cache = nullptr);
+
+// The flat records of the partitions a pass has met, by partition: a pass
+// fills one per partition, not one per job. Valid only while the
+// partition read lock stays held; clear it at the start of each locked
+// section.
+class FlatPartitions {
+ public:
+  void Clear();
+  // The record of part (filled on first use). The pointer stays valid
+  // until Clear.
+  const FlatPartition* Of(const part_record_t* part, const PluginConfig& config);
+
+ private:
+  std::vector<const part_record_t*> parts_;
+  std::vector<std::unique_ptr<FlatPartition>> records_;  // stable addresses
+  size_t last_ = 0;  // consecutive jobs mostly share a partition
+};
+
+// Requires: the job READ lock (at least), the partition read lock and the
+// assoc_mgr assoc and QOS read locks. Fills *inputs with a job's inputs
+// for ComputeFlatPriority: a job with details and no part_ptr_list, and
+// a configuration BuildFlatWeights accepted.
+void GatherFlatJob(job_record_t* job, const PluginConfig& config, FlatPartitions* partitions,
+                   FlatJob* inputs);
 
 // What is stored for one job: the weighted factors sprio shows, and the
 // per-partition priorities of a multi-partition job. Pointers are borrowed.

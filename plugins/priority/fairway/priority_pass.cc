@@ -129,8 +129,11 @@ struct PassBuffers {
   // others, so that factors and job->priority always agree.
   bool storing = false;
   size_t next_to_store = 0;  // in changed
-  JobInputs inputs;                // scratch for one job
-  JobPriority result;              // scratch for one job
+  JobInputs inputs;                // scratch for one job (general path)
+  JobPriority result;              // scratch for one job (general path)
+  FlatPartitions flat_partitions;  // this pass's partitions (flat path)
+  FlatJob flat_job;                // scratch for one job (flat path)
+  FlatResult flat_result;          // scratch for one job (flat path)
 };
 // Raw: no static destructor at exit. Atomic: the decay thread creates it
 // with no lock held while sprio (job read lock) may be looking for it; what
@@ -218,6 +221,52 @@ bool PriorityChanged(const job_record_t* job, const JobPriority& result, bool in
   return false;
 }
 
+// A computed job's record, from either path.
+PassRecord RecordOf(const JobPriority& result) {
+  const PriorityFactors& w = result.weighted;
+  PassRecord r;
+  r.priority = result.priority;
+  r.clamped = result.clamped;
+  r.site = w.site;
+  r.nice = w.nice;
+  r.age = w.age;
+  r.assoc = w.assoc;
+  r.fairshare = w.fairshare;
+  r.job_size = w.job_size;
+  r.partition = w.partition;
+  r.qos = w.qos;
+  return r;
+}
+
+PassRecord RecordOf(const FlatResult& f) {
+  PassRecord r;
+  r.priority = f.priority;
+  r.clamped = f.clamped;
+  r.site = f.site;
+  r.nice = f.nice;
+  r.age = f.age;
+  r.assoc = f.assoc;
+  r.fairshare = f.fairshare;
+  r.job_size = f.job_size;
+  r.partition = f.partition;
+  r.qos = f.qos;
+  return r;
+}
+
+// Appends job's record to the table being built. Only a job the store
+// will touch (its priority changed) is noted with the fingerprint that
+// lets the store check it is unchanged.
+void AppendRecord(job_record_t* job, PassRecord r, bool priority_changed, PassBuffers* b) {
+  if (priority_changed) {
+    b->changed.push_back(ChangedJob{static_cast<uint32_t>(b->building.records.size()),
+                                    job->job_id, FingerprintOf(job), job, job->details,
+                                    job->prio_factors});
+    r.awaiting_store = true;
+  }
+  b->job_ids.push_back(job->job_id);
+  b->building.records.push_back(r);
+}
+
 StoredFactors StoredOf(const PassRecord& r, const PassTable& t) {
   StoredFactors s;
   s.age = r.age;
@@ -276,6 +325,13 @@ void GatherAndCompute(time_t now, const PluginConfig& config, PassBuffers* b) {
   ReserveReusing(&job_ids, job_count);
   ReserveReusing(&t.tres, job_count * t.tres_columns.size());
   ReleaseIfOversized(&b->changed, job_count);  // grows as needed
+  // Single-partition jobs (nearly all) take the flat path: their inputs in
+  // one fixed-size record, no vectors to fill, only the weighted TRES.
+  // It gives the general path's results bit for bit (flat_priority.h).
+  FlatWeights flat_weights;
+  const bool flat_path = BuildFlatWeights(config.params, config.weighted_tres, &flat_weights);
+  b->flat_partitions.Clear();
+  const size_t tres_stride = t.tres_columns.size();
   for (size_t i = 0; i < job_count; ++i) {
     if (i + kPrefetchRecordsAhead < job_count) PrefetchRecord(jobs[i + kPrefetchRecordsAhead]);
     if (i + kPrefetchPartsAhead < job_count) PrefetchAllocations(jobs[i + kPrefetchPartsAhead]);
@@ -284,41 +340,35 @@ void GatherAndCompute(time_t now, const PluginConfig& config, PassBuffers* b) {
     // An operator-set priority (or a job without details) keeps what
     // priority_p_set gave it.
     if (HasOperatorSetPriority(job) || !job->details) continue;
+    if (flat_path && !job->part_ptr_list) {
+      GatherFlatJob(job, config, &b->flat_partitions, &b->flat_job);
+      ComputeFlatPriority(b->flat_job, flat_weights, cluster, now, &b->flat_result);
+      const FlatResult& f = b->flat_result;
+      for (size_t k = 0; k < tres_stride; ++k) {
+        t.tres.push_back(k < flat_weights.tres_columns ? f.tres[k] : 0.0);
+      }
+      const bool changed = incr_only ? f.priority > job->priority : f.priority != job->priority;
+      AppendRecord(job, RecordOf(f), changed, b);
+      continue;
+    }
     GatherJobInputs(job, config, &b->inputs, &b->partition_cache);
     ComputeJobPriorityInto(b->inputs, config.params, cluster, now, &b->result);
-    const PriorityFactors& w = b->result.weighted;
-    const auto position = static_cast<uint32_t>(t.records.size());
-    // Only a job the store will touch needs the check that it is unchanged.
-    PassRecord r;
-    if (PriorityChanged(job, b->result, incr_only)) {
-      b->changed.push_back(ChangedJob{position, job->job_id, FingerprintOf(job), job,
-                                      job->details, job->prio_factors});
-      r.awaiting_store = true;
-    }
-    r.priority = b->result.priority;
-    r.clamped = b->result.clamped;
-    r.site = w.site;
-    r.nice = w.nice;
-    r.age = w.age;
-    r.assoc = w.assoc;
-    r.fairshare = w.fairshare;
-    r.job_size = w.job_size;
-    r.partition = w.partition;
-    r.qos = w.qos;
+    const std::vector<double>& weighted_tres = b->result.weighted.tres;
     for (uint32_t column : t.tres_columns) {
-      t.tres.push_back(column < w.tres.size() ? w.tres[column] : 0.0);
+      t.tres.push_back(column < weighted_tres.size() ? weighted_tres[column] : 0.0);
     }
+    PassRecord r = RecordOf(b->result);
     if (!b->result.partition_priorities.empty()) {
       r.multi_partition = true;
       t.partition_slices.push_back(
-          PartitionSlice{position, static_cast<uint32_t>(t.partition_priorities.size()),
+          PartitionSlice{static_cast<uint32_t>(t.records.size()),
+                         static_cast<uint32_t>(t.partition_priorities.size()),
                          static_cast<uint32_t>(b->result.partition_priorities.size())});
       t.partition_priorities.insert(t.partition_priorities.end(),
                                     b->result.partition_priorities.begin(),
                                     b->result.partition_priorities.end());
     }
-    job_ids.push_back(job->job_id);
-    t.records.push_back(r);
+    AppendRecord(job, r, PriorityChanged(job, b->result, incr_only), b);
   }
   t.index.Assign(job_ids.data(), job_ids.size());
 }
