@@ -2,8 +2,10 @@
 // Core micro-benchmarks (Google Benchmark): the fairshare pass of every mode
 // over generated association trees of 1k, 10k and 100k associations, the
 // snapshot build (AssocTree::Build) the plugin does before each pass, the
-// priorities of 10k, 100k and 1M pending jobs, and the issue's whole scenario
-// (1,100 associations, 20,000 jobs). Single-threaded; times are CPU time.
+// priorities of 10k, 100k and 1M pending jobs (general path and the flat
+// path the decay pass takes for single-partition jobs), and the issue's
+// whole scenario (1,100 associations, 20,000 jobs). Single-threaded; times
+// are CPU time.
 // After the table it checks the targets of the performance issue:
 //   fairshare pass over 100k associations < 20 ms (every mode),
 //   priorities of 1M jobs < 100 ms (one core).
@@ -21,6 +23,7 @@
 
 #include "assoc_tree.h"
 #include "fairshare.h"
+#include "flat_priority.h"
 #include "job_priority.h"
 #include "params.h"
 #include "planned_use.h"
@@ -142,6 +145,41 @@ void BM_JobPriority(benchmark::State& state, size_t n) {
   state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(n));
 }
 
+// The same jobs on the decay pass's path for single-partition jobs
+// (flat_priority.h): each job's inputs in one fixed-size record, the
+// weights prepared once. The records are built before timing, as the
+// plugin builds them while reading the job records.
+void BM_FlatPriority(benchmark::State& state, size_t n) {
+  const std::vector<JobInputs>& jobs = Jobs(n);
+  const Params params = fb::BenchParams(FairshareMode::kFairTree);
+  const fairway::ClusterInputs cluster = fb::BenchCluster();
+  std::vector<uint32_t> weighted_columns;
+  for (size_t column = 0; column < params.weight_tres.size(); ++column) {
+    if (params.weight_tres[column] != 0) weighted_columns.push_back(static_cast<uint32_t>(column));
+  }
+  fairway::FlatWeights weights;
+  if (!fairway::BuildFlatWeights(params, weighted_columns, &weights)) {
+    state.SkipWithError("too many weighted TRES for the flat path");
+    return;
+  }
+  std::vector<fairway::FlatPartition> partitions(n);
+  std::vector<fairway::FlatJob> flat(n);
+  for (size_t i = 0; i < n; ++i) {
+    fairway::FlatJobFromInputs(jobs[i], weighted_columns, &partitions[i], &flat[i]);
+  }
+  fairway::FlatResult result;
+  uint64_t checksum = 0;
+  for (auto _ : state) {
+    for (const fairway::FlatJob& job : flat) {
+      fairway::ComputeFlatPriority(job, weights, cluster, fb::kBenchNow, &result);
+      checksum += result.priority;
+    }
+    benchmark::DoNotOptimize(checksum);
+  }
+  state.counters["jobs"] = static_cast<double>(n);
+  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(n));
+}
+
 // The issue's controller: Fair Tree, ~1,100 associations, 20,000 pending
 // jobs. One pass = snapshot build + fairshare + every job's priority.
 void BM_IssuePass(benchmark::State& state) {
@@ -222,6 +260,9 @@ int main(int argc, char** argv) {
   for (size_t n : kJobCounts)
     benchmark::RegisterBenchmark(Name("JobPriority", "jobs", n).c_str(), BM_JobPriority, n)
         ->Unit(benchmark::kMillisecond);
+  for (size_t n : kJobCounts)
+    benchmark::RegisterBenchmark(Name("FlatPriority", "jobs", n).c_str(), BM_FlatPriority, n)
+        ->Unit(benchmark::kMillisecond);
   benchmark::RegisterBenchmark("IssuePass/fair_tree_1100assocs_20000jobs", BM_IssuePass)
       ->Unit(benchmark::kMillisecond);
 
@@ -246,6 +287,7 @@ int main(int argc, char** argv) {
   };
   for (FairshareMode mode : kModes) check(Name("Fairshare", fairway::FairshareModeName(mode), 100000), 20);
   check(Name("JobPriority", "jobs", 1000000), 100);
+  check(Name("FlatPriority", "jobs", 1000000), 100);
   if (checked == 0) std::printf("  (no target benchmark ran)\n");
   std::printf("%s\n", failed ? "SOME TARGETS MISSED" : "all targets met");
   // Report, do not fail the build: the figures are what matters.
