@@ -28,14 +28,8 @@ void ComputeFlatPriority(const FlatJob& job, const FlatWeights& weights,
   // Unweighted factors, as ComputeJobPriorityInto computes them.
   const double age = terms::AgeFactor(job.accrue_time, params, now);
   const double fairshare = job.has_assoc && params.weight_fairshare ? job.fairshare_factor : 0.0;
-  terms::JobSizeTerms size;
-  size.total_cpus = job.total_cpus;
-  size.max_cpus = job.max_cpus;
-  size.min_cpus = job.min_cpus;
-  size.min_nodes = job.min_nodes;
-  size.time_limit_min = job.time_limit_min;
-  size.has_partition = part != nullptr;
-  if (part) size.partition_max_time_min = part->max_time_min;
+  const terms::JobSizeTerms size =
+      terms::SizeTermsOf(job, part != nullptr, part ? part->max_time_min : kNoVal);
   const double job_size =
       terms::JobSizeFactor(size, params, cluster.cluster_cpus, cluster.node_count);
   double partition = 0.0;

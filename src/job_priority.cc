@@ -10,18 +10,6 @@ namespace fairway {
 
 namespace {
 
-terms::JobSizeTerms SizeTermsOf(const JobInputs& job) {
-  terms::JobSizeTerms t;
-  t.total_cpus = job.total_cpus;
-  t.max_cpus = job.max_cpus;
-  t.min_cpus = job.min_cpus;
-  t.min_nodes = job.min_nodes;
-  t.time_limit_min = job.time_limit_min;
-  t.has_partition = job.partition.has_value();
-  if (job.partition) t.partition_max_time_min = job.partition->max_time_min;
-  return t;
-}
-
 // The job's count of TRES i: allocated, or requested before allocation.
 uint64_t TresCount(const JobInputs& job, size_t i) {
   if (i < job.tres_alloc.size() && job.tres_alloc[i] != kNoConsumeVal64) return job.tres_alloc[i];
@@ -117,7 +105,9 @@ void ComputeJobPriorityInto(const JobInputs& job, const Params& params,
   PriorityFactors& f = out.factors;
   f.age = terms::AgeFactor(job.accrue_time, params, now);
   if (job.has_assoc && params.weight_fairshare) f.fairshare = job.fairshare_factor;
-  f.job_size = terms::JobSizeFactor(SizeTermsOf(job), params, cluster.cluster_cpus, cluster.node_count);
+  const terms::JobSizeTerms size = terms::SizeTermsOf(
+      job, job.partition.has_value(), job.partition ? job.partition->max_time_min : kNoVal);
+  f.job_size = terms::JobSizeFactor(size, params, cluster.cluster_cpus, cluster.node_count);
   if (job.partition && job.partition->priority_job_factor && params.weight_partition) {
     f.partition = PartitionFactor(*job.partition, params);
   }

@@ -35,6 +35,21 @@ struct JobSizeTerms {
   uint32_t partition_max_time_min = kNoVal;
 };
 
+// The job-size terms of a job's inputs (JobInputs or FlatJob: the same
+// field names); the partition's time limit only where it has one.
+template <typename Job>
+JobSizeTerms SizeTermsOf(const Job& job, bool has_partition, uint32_t partition_max_time_min) {
+  JobSizeTerms t;
+  t.total_cpus = job.total_cpus;
+  t.max_cpus = job.max_cpus;
+  t.min_cpus = job.min_cpus;
+  t.min_nodes = job.min_nodes;
+  t.time_limit_min = job.time_limit_min;
+  t.has_partition = has_partition;
+  if (has_partition) t.partition_max_time_min = partition_max_time_min;
+  return t;
+}
+
 inline double JobSizeFactor(const JobSizeTerms& job, const Params& params, uint32_t cluster_cpus,
                             uint32_t node_count) {
   if (!params.weight_job_size) return 0;

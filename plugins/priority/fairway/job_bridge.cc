@@ -281,14 +281,7 @@ void FillFactorsObject(const StoredFactors& in, const PluginConfig& config,
 StoredFactors StoredFactorsOf(const JobPriority& result) {
   const PriorityFactors& w = result.weighted;
   StoredFactors out;
-  out.age = w.age;
-  out.assoc = w.assoc;
-  out.fairshare = w.fairshare;
-  out.job_size = w.job_size;
-  out.partition = w.partition;
-  out.qos = w.qos;
-  out.site = w.site;
-  out.nice = w.nice;
+  CopyWeightedFactors(w, &out);
   out.tres = w.tres.data();
   out.tres_cnt = static_cast<uint32_t>(w.tres.size());
   out.partition_priorities = result.partition_priorities.data();

@@ -70,6 +70,21 @@ class FlatPartitions {
 void GatherFlatJob(job_record_t* job, const PluginConfig& config, FlatPartitions* partitions,
                    FlatJob* inputs);
 
+// Copies the weighted factors sprio shows between the structs that hold
+// them under the same names (PriorityFactors, FlatResult, the pass's
+// records, StoredFactors).
+template <typename From, typename To>
+void CopyWeightedFactors(const From& from, To* to) {
+  to->age = from.age;
+  to->assoc = from.assoc;
+  to->fairshare = from.fairshare;
+  to->job_size = from.job_size;
+  to->partition = from.partition;
+  to->qos = from.qos;
+  to->site = from.site;
+  to->nice = from.nice;
+}
+
 // What is stored for one job: the weighted factors sprio shows, and the
 // per-partition priorities of a multi-partition job. Pointers are borrowed.
 struct StoredFactors {

@@ -222,34 +222,12 @@ bool PriorityChanged(const job_record_t* job, const JobPriority& result, bool in
 }
 
 // A computed job's record, from either path.
-PassRecord RecordOf(const JobPriority& result) {
-  const PriorityFactors& w = result.weighted;
+template <typename Factors>
+PassRecord RecordOf(const Factors& weighted, uint32_t priority, bool clamped) {
   PassRecord r;
-  r.priority = result.priority;
-  r.clamped = result.clamped;
-  r.site = w.site;
-  r.nice = w.nice;
-  r.age = w.age;
-  r.assoc = w.assoc;
-  r.fairshare = w.fairshare;
-  r.job_size = w.job_size;
-  r.partition = w.partition;
-  r.qos = w.qos;
-  return r;
-}
-
-PassRecord RecordOf(const FlatResult& f) {
-  PassRecord r;
-  r.priority = f.priority;
-  r.clamped = f.clamped;
-  r.site = f.site;
-  r.nice = f.nice;
-  r.age = f.age;
-  r.assoc = f.assoc;
-  r.fairshare = f.fairshare;
-  r.job_size = f.job_size;
-  r.partition = f.partition;
-  r.qos = f.qos;
+  CopyWeightedFactors(weighted, &r);
+  r.priority = priority;
+  r.clamped = clamped;
   return r;
 }
 
@@ -269,14 +247,7 @@ void AppendRecord(job_record_t* job, PassRecord r, bool priority_changed, PassBu
 
 StoredFactors StoredOf(const PassRecord& r, const PassTable& t) {
   StoredFactors s;
-  s.age = r.age;
-  s.assoc = r.assoc;
-  s.fairshare = r.fairshare;
-  s.job_size = r.job_size;
-  s.partition = r.partition;
-  s.qos = r.qos;
-  s.site = r.site;
-  s.nice = r.nice;
+  CopyWeightedFactors(r, &s);
   const size_t position = static_cast<size_t>(&r - t.records.data());
   const size_t stride = t.tres_columns.size();
   s.tres_cnt = t.tres_cnt;
@@ -348,7 +319,7 @@ void GatherAndCompute(time_t now, const PluginConfig& config, PassBuffers* b) {
         t.tres.push_back(k < flat_weights.tres_columns ? f.tres[k] : 0.0);
       }
       const bool changed = incr_only ? f.priority > job->priority : f.priority != job->priority;
-      AppendRecord(job, RecordOf(f), changed, b);
+      AppendRecord(job, RecordOf(f, f.priority, f.clamped), changed, b);
       continue;
     }
     GatherJobInputs(job, config, &b->inputs, &b->partition_cache);
@@ -357,7 +328,7 @@ void GatherAndCompute(time_t now, const PluginConfig& config, PassBuffers* b) {
     for (uint32_t column : t.tres_columns) {
       t.tres.push_back(column < weighted_tres.size() ? weighted_tres[column] : 0.0);
     }
-    PassRecord r = RecordOf(b->result);
+    PassRecord r = RecordOf(b->result.weighted, b->result.priority, b->result.clamped);
     if (!b->result.partition_priorities.empty()) {
       r.multi_partition = true;
       t.partition_slices.push_back(
