@@ -100,13 +100,7 @@ void FlatJobFromInputs(const JobInputs& job, const std::vector<uint32_t>& weight
   }
   for (size_t k = 0; k < weighted_columns.size() && k < kFlatTresMax; ++k) {
     const uint32_t column = weighted_columns[k];
-    uint64_t count = 0;
-    if (column < job.tres_alloc.size() && job.tres_alloc[column] != kNoConsumeVal64) {
-      count = job.tres_alloc[column];
-    } else if (column < job.tres_req.size()) {
-      count = job.tres_req[column];
-    }
-    out->tres_count[k] = count;
+    out->tres_count[k] = JobTresCount(job, column);
     if (job.partition && column < job.partition->tres_cnt.size()) {
       partition->tres_total[k] = job.partition->tres_cnt[column];
     }

@@ -10,13 +10,6 @@ namespace fairway {
 
 namespace {
 
-// The job's count of TRES i: allocated, or requested before allocation.
-uint64_t TresCount(const JobInputs& job, size_t i) {
-  if (i < job.tres_alloc.size() && job.tres_alloc[i] != kNoConsumeVal64) return job.tres_alloc[i];
-  if (i < job.tres_req.size()) return job.tres_req[i];
-  return 0;
-}
-
 // Per-TRES factors for one partition: the allocated count (requested before
 // allocation) over the partition's total, or the raw count with
 // NO_NORMAL_TRES.
@@ -29,7 +22,7 @@ void TresFactors(const JobInputs& job, const PartitionInputs* part, const Params
   std::vector<double>& factors = *out;
   for (size_t i = 0; i < n; ++i) {
     const uint64_t total = part && i < part->tres_cnt.size() ? part->tres_cnt[i] : 0;
-    factors[i] = terms::TresFactor(TresCount(job, i), part != nullptr, total, params);
+    factors[i] = terms::TresFactor(JobTresCount(job, i), part != nullptr, total, params);
   }
 }
 
@@ -51,13 +44,19 @@ using terms::Sane;
 
 }  // namespace
 
+uint64_t JobTresCount(const JobInputs& job, size_t i) {
+  if (i < job.tres_alloc.size() && job.tres_alloc[i] != kNoConsumeVal64) return job.tres_alloc[i];
+  if (i < job.tres_req.size()) return job.tres_req[i];
+  return 0;
+}
+
 double SprioPartitionRow(const JobInputs& job, const PartitionInputs& part, const Params& params,
                          double* row_tres, size_t row_tres_cnt) {
   const double partition = PartitionFactor(part, params) * static_cast<double>(params.weight_partition);
   if (!row_tres || params.weight_tres.empty()) return partition;
   const size_t n = std::min(row_tres_cnt, params.weight_tres.size());
   for (size_t i = 0; i < n; ++i) {
-    const uint64_t value = TresCount(job, i);
+    const uint64_t value = JobTresCount(job, i);
     if (params.flags & kFlagNoNormalTres) {
       row_tres[i] = static_cast<double>(value);
     } else if (value && i < part.tres_cnt.size() && part.tres_cnt[i]) {

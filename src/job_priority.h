@@ -95,6 +95,10 @@ void ComputeJobPriorityInto(const JobInputs& job, const Params& params,
 double SprioPartitionRow(const JobInputs& job, const PartitionInputs& part, const Params& params,
                          double* row_tres, size_t row_tres_cnt);
 
+// The job's count of TRES i: allocated (unless NO_CONSUME), or requested
+// before allocation; 0 when neither array has it.
+uint64_t JobTresCount(const JobInputs& job, size_t i);
+
 // The integer priority of a weighted sum: floor 1, truncation toward zero,
 // clamp to 2^32 - 1; NaN gives 1. *clamped is set when the clamp applied.
 uint32_t PriorityFromSum(double sum, bool* clamped);

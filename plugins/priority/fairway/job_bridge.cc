@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <memory>
 #include <vector>
 
 #include "assoc_bridge.h"
@@ -153,35 +152,33 @@ void GatherJobInputs(job_record_t* job, const PluginConfig& config, JobInputs* i
 }
 
 void FlatPartitions::Clear() {
-  parts_.clear();
-  records_.clear();
-  last_ = 0;
+  entries_.clear();
+  last_ = nullptr;
 }
 
 const FlatPartition* FlatPartitions::Of(const part_record_t* part, const PluginConfig& config) {
-  if (last_ < parts_.size() && parts_[last_] == part) return records_[last_].get();
-  for (size_t i = 0; i < parts_.size(); ++i) {
-    if (parts_[i] == part) {
-      last_ = i;
-      return records_[i].get();
+  if (last_ && last_->part == part) return &last_->record;
+  for (const Entry& entry : entries_) {
+    if (entry.part == part) {
+      last_ = &entry;
+      return &entry.record;
     }
   }
-  auto record = std::make_unique<FlatPartition>();
-  record->priority_job_factor = part->priority_job_factor;
-  record->norm_priority = part->norm_priority;
-  record->max_time_min = part->max_time;
+  Entry& entry = entries_.emplace_back(Entry{part, FlatPartition{}});
+  FlatPartition& record = entry.record;
+  record.priority_job_factor = part->priority_job_factor;
+  record.norm_priority = part->norm_priority;
+  record.max_time_min = part->max_time;
   // As AssignTres: only the TRES both weighted and counted by slurmctld.
   const size_t counted = CountedTres(config);
   if (part->tres_cnt) {
     for (size_t k = 0; k < config.weighted_tres.size() && k < kFlatTresMax; ++k) {
       const uint32_t column = config.weighted_tres[k];
-      if (column < counted) record->tres_total[k] = part->tres_cnt[column];
+      if (column < counted) record.tres_total[k] = part->tres_cnt[column];
     }
   }
-  parts_.push_back(part);
-  records_.push_back(std::move(record));
-  last_ = parts_.size() - 1;
-  return records_.back().get();
+  last_ = &entry;
+  return &record;
 }
 
 void GatherFlatJob(job_record_t* job, const PluginConfig& config, FlatPartitions* partitions,

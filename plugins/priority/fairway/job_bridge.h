@@ -6,9 +6,9 @@
 #ifndef FAIRWAY_PLUGIN_JOB_BRIDGE_H_
 #define FAIRWAY_PLUGIN_JOB_BRIDGE_H_
 
-#include <ctime>
-#include <memory>
 #include <cstdint>
+#include <ctime>
+#include <deque>
 #include <vector>
 
 #include "flat_priority.h"
@@ -58,9 +58,12 @@ class FlatPartitions {
   const FlatPartition* Of(const part_record_t* part, const PluginConfig& config);
 
  private:
-  std::vector<const part_record_t*> parts_;
-  std::vector<std::unique_ptr<FlatPartition>> records_;  // stable addresses
-  size_t last_ = 0;  // consecutive jobs mostly share a partition
+  struct Entry {
+    const part_record_t* part;
+    FlatPartition record;
+  };
+  std::deque<Entry> entries_;  // a deque: records keep their address
+  const Entry* last_ = nullptr;  // consecutive jobs mostly share a partition
 };
 
 // Requires: the job READ lock (at least), the partition read lock and the

@@ -210,8 +210,14 @@ bool Eligible(const job_record_t* job, bool running_too) {
 // Whether storing the result would change what the scheduler reads: the
 // job's priority or a partition's entry in priority_array. (The factors
 // sprio shows are served from the pass's table, see LastPassFactors.)
+// Whether priority would replace job->priority (with INCR_ONLY only a
+// raise does).
+bool JobPriorityChanged(const job_record_t* job, uint32_t priority, bool incr_only) {
+  return incr_only ? priority > job->priority : priority != job->priority;
+}
+
 bool PriorityChanged(const job_record_t* job, const JobPriority& result, bool incr_only) {
-  if (incr_only ? result.priority > job->priority : result.priority != job->priority) return true;
+  if (JobPriorityChanged(job, result.priority, incr_only)) return true;
   if (job->part_ptr_list && !result.partition_priorities.empty()) {
     if (!job->priority_array) return true;
     for (size_t i = 0; i < result.partition_priorities.size(); ++i) {
@@ -318,8 +324,8 @@ void GatherAndCompute(time_t now, const PluginConfig& config, PassBuffers* b) {
       for (size_t k = 0; k < tres_stride; ++k) {
         t.tres.push_back(k < flat_weights.tres_columns ? f.tres[k] : 0.0);
       }
-      const bool changed = incr_only ? f.priority > job->priority : f.priority != job->priority;
-      AppendRecord(job, RecordOf(f, f.priority, f.clamped), changed, b);
+      AppendRecord(job, RecordOf(f, f.priority, f.clamped),
+                   JobPriorityChanged(job, f.priority, incr_only), b);
       continue;
     }
     GatherJobInputs(job, config, &b->inputs, &b->partition_cache);
