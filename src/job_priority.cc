@@ -45,9 +45,8 @@ using terms::Sane;
 }  // namespace
 
 uint64_t JobTresCount(const JobInputs& job, size_t i) {
-  if (i < job.tres_alloc.size() && job.tres_alloc[i] != kNoConsumeVal64) return job.tres_alloc[i];
-  if (i < job.tres_req.size()) return job.tres_req[i];
-  return 0;
+  return AllocatedElseRequested(job.tres_alloc.data(), job.tres_alloc.size(),
+                                job.tres_req.data(), job.tres_req.size(), i);
 }
 
 double SprioPartitionRow(const JobInputs& job, const PartitionInputs& part, const Params& params,

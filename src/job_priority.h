@@ -95,8 +95,18 @@ void ComputeJobPriorityInto(const JobInputs& job, const Params& params,
 double SprioPartitionRow(const JobInputs& job, const PartitionInputs& part, const Params& params,
                          double* row_tres, size_t row_tres_cnt);
 
-// The job's count of TRES i: allocated (unless NO_CONSUME), or requested
-// before allocation; 0 when neither array has it.
+// The count of TRES i that the priority uses: allocated (unless
+// NO_CONSUME), or requested before allocation; 0 when neither array has it.
+// On raw arrays (either may be null) so that the plugin's flat path can
+// read slurmctld's arrays without copying them into vectors.
+inline uint64_t AllocatedElseRequested(const uint64_t* alloc, size_t alloc_cnt,
+                                       const uint64_t* req, size_t req_cnt, size_t i) {
+  if (alloc && i < alloc_cnt && alloc[i] != kNoConsumeVal64) return alloc[i];
+  if (req && i < req_cnt) return req[i];
+  return 0;
+}
+
+// AllocatedElseRequested over the job's copied arrays.
 uint64_t JobTresCount(const JobInputs& job, size_t i);
 
 // The integer priority of a weighted sum: floor 1, truncation toward zero,

@@ -15,6 +15,10 @@ namespace fairway::plugin {
 
 namespace {
 
+// The core restates Slurm's sentinels (slurm_values.h); the flat path
+// compares slurmctld's own arrays against the core's copy.
+static_assert(kNoConsumeVal64 == NO_CONSUME_VAL64, "NO_CONSUME_VAL64 restated wrongly");
+
 // The TRES a priority can read: weighted and counted by slurmctld.
 size_t CountedTres(const PluginConfig& config) {
   if (slurmctld_tres_cnt <= 0) return 0;
@@ -206,22 +210,12 @@ void GatherFlatJob(job_record_t* job, const PluginConfig& config, FlatPartitions
   in->site_factor = job->site_factor;
   in->nice = details->nice;
   in->partition = job->part_ptr ? partitions->Of(job->part_ptr, config) : nullptr;
-  // As TresCount over AssignTres's arrays: the allocated count unless
-  // absent or NO_CONSUME, else the requested one.
+  // The counts JobTresCount reads from AssignTres's copies, read in place:
+  // only the first CountedTres columns are slurmctld's.
   const size_t counted = CountedTres(config);
-  const uint64_t* alloc = job->tres_alloc_cnt;
-  const uint64_t* req = job->tres_req_cnt;
   for (size_t k = 0; k < config.weighted_tres.size() && k < kFlatTresMax; ++k) {
-    const uint32_t column = config.weighted_tres[k];
-    uint64_t count = 0;
-    if (column < counted) {
-      if (alloc && alloc[column] != NO_CONSUME_VAL64) {
-        count = alloc[column];
-      } else if (req) {
-        count = req[column];
-      }
-    }
-    in->tres_count[k] = count;
+    in->tres_count[k] = AllocatedElseRequested(job->tres_alloc_cnt, counted, job->tres_req_cnt,
+                                                counted, config.weighted_tres[k]);
   }
 }
 

@@ -207,15 +207,15 @@ bool Eligible(const job_record_t* job, bool running_too) {
   return IS_JOB_PENDING(job) || running_too;
 }
 
-// Whether storing the result would change what the scheduler reads: the
-// job's priority or a partition's entry in priority_array. (The factors
-// sprio shows are served from the pass's table, see LastPassFactors.)
 // Whether priority would replace job->priority (with INCR_ONLY only a
 // raise does).
 bool JobPriorityChanged(const job_record_t* job, uint32_t priority, bool incr_only) {
   return incr_only ? priority > job->priority : priority != job->priority;
 }
 
+// Whether storing the result would change what the scheduler reads: the
+// job's priority or a partition's entry in priority_array. (The factors
+// sprio shows are served from the pass's table, see LastPassFactors.)
 bool PriorityChanged(const job_record_t* job, const JobPriority& result, bool incr_only) {
   if (JobPriorityChanged(job, result.priority, incr_only)) return true;
   if (job->part_ptr_list && !result.partition_priorities.empty()) {
