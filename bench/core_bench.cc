@@ -133,11 +133,12 @@ void BM_JobPriority(benchmark::State& state, size_t n) {
   const std::vector<JobInputs>& jobs = Jobs(n);
   const Params params = fb::BenchParams(FairshareMode::kFairTree);
   const fairway::ClusterInputs cluster = fb::BenchCluster();
+  fairway::JobPriority result;
   uint64_t checksum = 0;
   for (auto _ : state) {
     for (const JobInputs& job : jobs) {
-      fairway::JobPriority p = fairway::ComputeJobPriority(job, params, cluster, fb::kBenchNow);
-      checksum += p.priority;
+      fairway::ComputeJobPriorityInto(job, params, cluster, fb::kBenchNow, &result);
+      checksum += result.priority;
     }
     benchmark::DoNotOptimize(checksum);
   }

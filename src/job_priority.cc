@@ -12,26 +12,25 @@ namespace {
 
 // Per-TRES factors for one partition: the allocated count (requested before
 // allocation) over the partition's total, or the raw count with
-// NO_NORMAL_TRES.
-// Writes into *factors, reusing its storage (the plugin's pass computes
-// thousands of jobs into the same buffers).
-void TresFactors(const JobInputs& job, const PartitionInputs* part, const Params& params,
-                 std::vector<double>* out) {
+// NO_NORMAL_TRES. Writes the unweighted factors (when `factors` is given)
+// and the weighted ones in one loop, reusing the vectors' storage (the
+// plugin's pass computes thousands of jobs into the same buffers), and
+// returns the weighted sum, added in TRES order.
+double TresTerms(const JobInputs& job, const PartitionInputs* part, const Params& params,
+                 std::vector<double>* factors, std::vector<double>* weighted) {
   const size_t n = params.weight_tres.size();
-  out->assign(n, 0.0);
-  std::vector<double>& factors = *out;
-  for (size_t i = 0; i < n; ++i) {
-    const uint64_t total = part && i < part->tres_cnt.size() ? part->tres_cnt[i] : 0;
-    factors[i] = terms::TresFactor(JobTresCount(job, i), part != nullptr, total, params);
-  }
-}
-
-// Weights TRES factors in place and returns their sum.
-double WeightTres(std::vector<double>* factors, const Params& params) {
+  if (factors) factors->resize(n);
+  weighted->resize(n);
+  const uint64_t* totals = part ? part->tres_cnt.data() : nullptr;
+  const size_t total_cnt = part ? part->tres_cnt.size() : 0;
   double sum = 0.0;
-  for (size_t i = 0; i < factors->size(); ++i) {
-    (*factors)[i] *= params.weight_tres[i];
-    sum += (*factors)[i];
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t total = i < total_cnt ? totals[i] : 0;
+    const double factor = terms::TresFactor(JobTresCount(job, i), part != nullptr, total, params);
+    if (factors) (*factors)[i] = factor;
+    const double weighted_factor = factor * params.weight_tres[i];
+    (*weighted)[i] = weighted_factor;
+    sum += weighted_factor;
   }
   return sum;
 }
@@ -43,11 +42,6 @@ double PartitionFactor(const PartitionInputs& part, const Params& params) {
 using terms::Sane;
 
 }  // namespace
-
-uint64_t JobTresCount(const JobInputs& job, size_t i) {
-  return AllocatedElseRequested(job.tres_alloc.data(), job.tres_alloc.size(),
-                                job.tres_req.data(), job.tres_req.size(), i);
-}
 
 double SprioPartitionRow(const JobInputs& job, const PartitionInputs& part, const Params& params,
                          double* row_tres, size_t row_tres_cnt) {
@@ -117,11 +111,6 @@ void ComputeJobPriorityInto(const JobInputs& job, const Params& params,
     f.qos = (params.flags & kFlagNoNormalQos) ? job.qos_priority : job.qos_norm_priority;
   }
   f.nice = job.nice;
-  if (!params.weight_tres.empty()) {
-    TresFactors(job, job.partition ? &*job.partition : nullptr, params, &f.tres);
-  } else {
-    f.tres.clear();
-  }
 
   PriorityFactors& w = out.weighted;
   bool had_nan = false;
@@ -133,8 +122,14 @@ void ComputeJobPriorityInto(const JobInputs& job, const Params& params,
   w.qos = Sane(f.qos * static_cast<double>(params.weight_qos), &had_nan);
   w.site = f.site;
   w.nice = f.nice;
-  w.tres = f.tres;
-  out.tres_sum = Sane(WeightTres(&w.tres, params), &had_nan);
+  if (!params.weight_tres.empty()) {
+    const double tres_sum =
+        TresTerms(job, job.partition ? &*job.partition : nullptr, params, &f.tres, &w.tres);
+    out.tres_sum = Sane(tres_sum, &had_nan);
+  } else {
+    f.tres.clear();
+    w.tres.clear();
+  }
 
   const double site_term = static_cast<double>(static_cast<int64_t>(w.site) - kNiceOffset);
   const double nice_term = static_cast<double>(static_cast<int64_t>(w.nice) - kNiceOffset);
@@ -144,13 +139,12 @@ void ComputeJobPriorityInto(const JobInputs& job, const Params& params,
 
   // Multi-partition jobs: the same terms with each partition's own partition
   // and TRES factors; INCR_ONLY keeps an entry from going down.
-  static thread_local std::vector<double> part_tres_factors;
+  static thread_local std::vector<double> part_tres_weighted;
   for (size_t p = 0; p < job.partition_list.size(); ++p) {
     const PartitionInputs& part = job.partition_list[p];
     double part_tres = 0.0;
     if (!params.weight_tres.empty()) {
-      TresFactors(job, &part, params, &part_tres_factors);
-      part_tres = Sane(WeightTres(&part_tres_factors, params), &had_nan);
+      part_tres = Sane(TresTerms(job, &part, params, nullptr, &part_tres_weighted), &had_nan);
     }
     double sum = PartitionFactor(part, params) * static_cast<double>(params.weight_partition);
     sum += (w.age + w.assoc + w.fairshare + w.job_size + w.qos + part_tres + site_term -

@@ -107,7 +107,10 @@ inline uint64_t AllocatedElseRequested(const uint64_t* alloc, size_t alloc_cnt,
 }
 
 // AllocatedElseRequested over the job's copied arrays.
-uint64_t JobTresCount(const JobInputs& job, size_t i);
+inline uint64_t JobTresCount(const JobInputs& job, size_t i) {
+  return AllocatedElseRequested(job.tres_alloc.data(), job.tres_alloc.size(),
+                                job.tres_req.data(), job.tres_req.size(), i);
+}
 
 // The integer priority of a weighted sum: floor 1, truncation toward zero,
 // clamp to 2^32 - 1; NaN gives 1. *clamped is set when the clamp applied.
