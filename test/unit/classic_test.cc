@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
+#include <string>
+#include <vector>
 
 #include "classic.h"
 #include "test_support.h"
@@ -139,6 +142,97 @@ TEST(DepthOblivious, OverservedUserRanksBelowSibling) {
     EXPECT_GE(a.job_factor, 0.0);
     EXPECT_LE(a.job_factor, 1.0);
   }
+}
+
+
+// _depth_oblivious_set_usage_efctv as multifactor 22.05 writes it: two
+// logarithms and a pow per association. ComputeClassic takes the
+// parent's terms once per parent and skips the child's logarithm and
+// pow(x, 1); the results must still be the same long doubles.
+long double MultifactorDepthOblivious(const DepthObliviousInputs& in) {
+  if (!(in.shares_norm && in.parent_shares_norm && in.parent_efctv && in.usage_norm)) {
+    return in.usage_norm;
+  }
+  const long double f = 5.0;
+  long double ratio_p = in.parent_efctv / in.parent_shares_norm;
+  long double ratio_s = in.siblings_usage_norm / in.parent_shares_norm;
+  long double ratio_l = (in.usage_norm / in.shares_norm) / ratio_s;
+  long double k;
+  if (!ratio_p || !ratio_l || logl(ratio_p) * logl(ratio_l) >= 0) {
+    k = 1;
+  } else {
+    k = 1 / (1 + powl(f * logl(ratio_p), 2));
+  }
+  return ratio_p * std::pow(static_cast<double>(ratio_l), static_cast<double>(k)) * in.shares_norm;
+}
+
+// Random trees (accounts up to five deep, users with and without usage,
+// some Fairshare=parent): every effective usage equals the one the
+// formula above gives from the same inputs, bit for bit.
+TEST(DepthOblivious, MatchesMultifactorsFormulaBitForBitOnRandomTrees) {
+  std::mt19937_64 rng(20261123);
+  size_t computed = 0, damped = 0;
+  for (int round = 0; round < 40; ++round) {
+    std::vector<AssocNode> nodes = {{1, 0, "root", "", "", 1, 0}};
+    std::vector<uint32_t> accounts = {1};
+    std::vector<int> depth_of = {0, 0};  // by id
+    long double total = 0;
+    for (uint32_t id = 2; id < 400; ++id) {
+      const uint32_t parent = accounts[rng() % accounts.size()];
+      const bool user = depth_of[parent] >= 5 || rng() % 3 != 0;
+      AssocNode n;
+      n.id = id;
+      n.parent_id = parent;
+      n.acct = user ? nodes[parent - 1].acct : "a" + std::to_string(id);
+      if (user) n.user = "u" + std::to_string(id);
+      n.shares_raw = rng() % 20 == 0 ? kSharesUseParent : static_cast<uint32_t>(1 + rng() % 100);
+      if (user && rng() % 4 != 0) n.usage_raw = static_cast<long double>(rng() % 1000000) / 7;
+      total += n.usage_raw;
+      nodes.push_back(n);
+      depth_of.push_back(depth_of[parent] + 1);
+      if (!user) accounts.push_back(id);
+    }
+    // usage_raw holds the subtree's usage: add each user's to its accounts.
+    for (size_t i = nodes.size(); i-- > 1;) {
+      if (nodes[i].is_user()) {
+        for (uint32_t a = nodes[i].parent_id; a; a = nodes[a - 1].parent_id) {
+          nodes[a - 1].usage_raw += nodes[i].usage_raw;
+        }
+      }
+    }
+    AssocTree tree;
+    ASSERT_TRUE(tree.Build(nodes, false, nullptr));
+    Params p;
+    p.flags = kFlagDepthOblivious;
+    FairshareResults r = ComputeFairshare(tree, p);
+    for (int32_t i = 0; i < static_cast<int32_t>(tree.size()); ++i) {
+      const int32_t parent = tree.links(i).fs_parent;
+      if (i == tree.root() || parent < 0 || parent == tree.root() || tree.node(i).uses_parent()) {
+        continue;
+      }
+      DepthObliviousInputs in;
+      in.shares_norm = tree.links(i).shares_norm;
+      in.parent_shares_norm = tree.links(parent).shares_norm;
+      in.parent_efctv = r.assocs[parent].usage_efctv;
+      in.usage_norm = r.assocs[i].usage_norm;
+      for (int32_t s : tree.fs_children(parent)) {
+        if (!tree.node(s).uses_parent()) in.siblings_usage_norm += r.assocs[s].usage_norm;
+      }
+      const long double expected = MultifactorDepthOblivious(in);
+      EXPECT_EQ(r.assocs[i].usage_efctv, expected) << "round " << round << " assoc " << i;
+      EXPECT_EQ(DepthObliviousEffectiveUsage(in), expected) << "round " << round << " assoc " << i;
+      if (!(in.shares_norm && in.parent_efctv && in.usage_norm)) continue;
+      ++computed;
+      const long double ratio_p = in.parent_efctv / in.parent_shares_norm;
+      const long double ratio_l =
+          (in.usage_norm / in.shares_norm) / (in.siblings_usage_norm / in.parent_shares_norm);
+      if (logl(ratio_p) * logl(ratio_l) < 0) ++damped;
+    }
+  }
+  // Both branches of the exponent were taken many times.
+  EXPECT_GT(computed, 3000u);
+  EXPECT_GT(damped, 500u);
+  EXPECT_GT(computed - damped, 500u);
 }
 
 }  // namespace
