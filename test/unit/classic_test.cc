@@ -144,12 +144,13 @@ TEST(DepthOblivious, OverservedUserRanksBelowSibling) {
   }
 }
 
-
 // _depth_oblivious_set_usage_efctv as multifactor 22.05 writes it: two
 // logarithms and a pow per association. ComputeClassic takes the
 // parent's terms once per parent and skips the child's logarithm and
-// pow(x, 1); the results must still be the same long doubles.
-long double MultifactorDepthOblivious(const DepthObliviousInputs& in) {
+// pow(x, 1); the results must still be the same long doubles. *damped
+// tells whether the exponent was damped (k < 1 branch) rather than 1.
+long double MultifactorDepthOblivious(const DepthObliviousInputs& in, bool* damped) {
+  *damped = false;
   if (!(in.shares_norm && in.parent_shares_norm && in.parent_efctv && in.usage_norm)) {
     return in.usage_norm;
   }
@@ -162,6 +163,7 @@ long double MultifactorDepthOblivious(const DepthObliviousInputs& in) {
     k = 1;
   } else {
     k = 1 / (1 + powl(f * logl(ratio_p), 2));
+    *damped = true;
   }
   return ratio_p * std::pow(static_cast<double>(ratio_l), static_cast<double>(k)) * in.shares_norm;
 }
@@ -176,7 +178,6 @@ TEST(DepthOblivious, MatchesMultifactorsFormulaBitForBitOnRandomTrees) {
     std::vector<AssocNode> nodes = {{1, 0, "root", "", "", 1, 0}};
     std::vector<uint32_t> accounts = {1};
     std::vector<int> depth_of = {0, 0};  // by id
-    long double total = 0;
     for (uint32_t id = 2; id < 400; ++id) {
       const uint32_t parent = accounts[rng() % accounts.size()];
       const bool user = depth_of[parent] >= 5 || rng() % 3 != 0;
@@ -187,7 +188,6 @@ TEST(DepthOblivious, MatchesMultifactorsFormulaBitForBitOnRandomTrees) {
       if (user) n.user = "u" + std::to_string(id);
       n.shares_raw = rng() % 20 == 0 ? kSharesUseParent : static_cast<uint32_t>(1 + rng() % 100);
       if (user && rng() % 4 != 0) n.usage_raw = static_cast<long double>(rng() % 1000000) / 7;
-      total += n.usage_raw;
       nodes.push_back(n);
       depth_of.push_back(depth_of[parent] + 1);
       if (!user) accounts.push_back(id);
@@ -218,15 +218,13 @@ TEST(DepthOblivious, MatchesMultifactorsFormulaBitForBitOnRandomTrees) {
       for (int32_t s : tree.fs_children(parent)) {
         if (!tree.node(s).uses_parent()) in.siblings_usage_norm += r.assocs[s].usage_norm;
       }
-      const long double expected = MultifactorDepthOblivious(in);
+      bool was_damped = false;
+      const long double expected = MultifactorDepthOblivious(in, &was_damped);
       EXPECT_EQ(r.assocs[i].usage_efctv, expected) << "round " << round << " assoc " << i;
       EXPECT_EQ(DepthObliviousEffectiveUsage(in), expected) << "round " << round << " assoc " << i;
       if (!(in.shares_norm && in.parent_efctv && in.usage_norm)) continue;
       ++computed;
-      const long double ratio_p = in.parent_efctv / in.parent_shares_norm;
-      const long double ratio_l =
-          (in.usage_norm / in.shares_norm) / (in.siblings_usage_norm / in.parent_shares_norm);
-      if (logl(ratio_p) * logl(ratio_l) < 0) ++damped;
+      if (was_damped) ++damped;
     }
   }
   // Both branches of the exponent were taken many times.
