@@ -7,7 +7,6 @@
 
 #include "assoc_bridge.h"
 #include "fairshare.h"
-#include "job_prefetch.h"
 #include "job_priority.h"
 #include "plugin_log.h"
 #include "slurm_api.h"
@@ -94,45 +93,17 @@ void SortedPartitions(job_record_t* job, std::vector<part_record_t*>* parts) {
 
 }  // namespace
 
-// How many records the walk is ahead of the one whose details it asks for:
-// about a microsecond of walking, time enough for the record to arrive.
-constexpr size_t kAllocationsBehind = 8;
-
-void ListJobs(JobPointers* jobs, ListPrefetch prefetch) {
+void ListJobs(JobPointers* jobs) {
   jobs->clear();
   if (!job_list) return;
   ReserveReusing(jobs, static_cast<size_t>(list_count(job_list)));
-  if (prefetch == ListPrefetch::kNone) {
-    list_for_each_ro(
-        job_list,
-        [](void* job, void* out) {
-          static_cast<JobPointers*>(out)->push_back(static_cast<job_record_t*>(job));
-          return 0;
-        },
-        jobs);
-    return;
-  }
-  // The walk is a chain of dependent misses (each list node holds the next
-  // one's address), so the memory system is mostly idle while it runs:
-  // ask for each record's lines as its pointer goes by, and for its
-  // details and TRES a few records later, once the record has arrived.
-  // The pass that follows then finds them in the cache.
   list_for_each_ro(
       job_list,
       [](void* job, void* out) {
-        auto* listed = static_cast<JobPointers*>(out);
-        PrefetchRecord(static_cast<job_record_t*>(job));
-        if (listed->size() >= kAllocationsBehind) {
-          PrefetchAllocations((*listed)[listed->size() - kAllocationsBehind]);
-        }
-        listed->push_back(static_cast<job_record_t*>(job));
+        static_cast<JobPointers*>(out)->push_back(static_cast<job_record_t*>(job));
         return 0;
       },
       jobs);
-  const size_t n = jobs->size();
-  for (size_t i = n > kAllocationsBehind ? n - kAllocationsBehind : 0; i < n; ++i) {
-    PrefetchAllocations((*jobs)[i]);
-  }
 }
 
 void GatherJobInputs(job_record_t* job, const PluginConfig& config, JobInputs* in,

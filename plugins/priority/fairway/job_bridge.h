@@ -28,11 +28,8 @@ uint32_t ComputeAndStoreJobPriority(job_record_t* job, time_t now, const PluginC
 // order, in one traversal under the list's own lock taken once (list_next
 // takes it for every job). A PageVector: the callers keep the list only for
 // one pass, and its memory goes back to the system when they drop it.
-// With kPassInputs the walk also prefetches what the priority pass reads of
-// each job (job_prefetch.h), for the pass that follows it at once.
 using JobPointers = PageVector<job_record_t*>;
-enum class ListPrefetch { kNone, kPassInputs };
-void ListJobs(JobPointers* jobs, ListPrefetch prefetch = ListPrefetch::kNone);
+void ListJobs(JobPointers* jobs);
 
 // Which partition's inputs *inputs already holds, for callers that gather
 // many jobs in a row into the same JobInputs: consecutive jobs mostly share
