@@ -29,5 +29,6 @@ check() {  # FUNCTION SOURCE_FILE
 check fairway::plugin::RunPriorityPass priority_pass.cc
 check fairway::plugin::BuildPriorityFactorsList factors_list.cc
 check fairway::plugin::ChargeListedJobs decay_thread.cc
+check fairway::plugin::FindJobs job_bridge.cc
 check fairway::plugin::ApplyDecay usage_bridge.cc
 exit $status

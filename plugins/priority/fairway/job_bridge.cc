@@ -106,6 +106,34 @@ void ListJobs(JobPointers* jobs) {
       jobs);
 }
 
+bool FindJobs(JobRoster<job_record_t>* roster) {
+  if (!job_list) {
+    roster->Invalidate();
+    return false;
+  }
+  const auto expected = static_cast<size_t>(list_count(job_list));
+  // Only addresses are computed from the last pass's records: the line
+  // find_job_record compares.
+  auto prefetch = [](const job_record_t* hint) { __builtin_prefetch(&hint->job_id); };
+  // A job array's records move in the list when a task is split off.
+  auto in_id_order = [](const job_record_t* job) { return job->array_job_id == 0; };
+  if (roster->Refind(expected, slurm_conf.max_job_id, find_job_record, prefetch, in_id_order)) {
+    return false;
+  }
+  roster->AssignWalked([](JobPointers* records, PageVector<uint32_t>* ids) {
+    ListJobs(records);
+    ReserveReusing(ids, records->size());
+    constexpr size_t kPrefetchAhead = 8;
+    for (size_t i = 0; i < records->size(); ++i) {
+      if (i + kPrefetchAhead < records->size()) {
+        __builtin_prefetch(&(*records)[i + kPrefetchAhead]->job_id);
+      }
+      ids->push_back((*records)[i]->job_id);
+    }
+  });
+  return true;
+}
+
 void GatherJobInputs(job_record_t* job, const PluginConfig& config, JobInputs* in,
                      PartitionFillCache* cache) {
   const Params& p = config.params;

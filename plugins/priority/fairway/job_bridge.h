@@ -13,6 +13,7 @@
 
 #include "flat_priority.h"
 #include "job_priority.h"
+#include "job_roster.h"
 #include "page_allocator.h"
 #include "plugin_config.h"
 #include "slurm_api.h"  // part_record_t is an anonymous struct: no forward declaration
@@ -30,6 +31,12 @@ uint32_t ComputeAndStoreJobPriority(job_record_t* job, time_t now, const PluginC
 // one pass, and its memory goes back to the system when they drop it.
 using JobPointers = PageVector<job_record_t*>;
 void ListJobs(JobPointers* jobs);
+
+// Requires: the job READ lock. Makes roster job_list's records, in order,
+// with their ids: found by id from what the roster held (the last pass's
+// jobs) when it can be sure of the result (job_roster.h), else by walking
+// the list. Returns whether it walked.
+bool FindJobs(JobRoster<job_record_t>* roster);
 
 // Which partition's inputs *inputs already holds, for callers that gather
 // many jobs in a row into the same JobInputs: consecutive jobs mostly share

@@ -116,7 +116,9 @@ struct PassBuffers {
   PassTable building;   // the decay thread's own; its contents are stale between passes
   PassTable published;  // read under the job read lock, changed under the write lock
   PageVector<ChangedJob> changed;  // building's jobs the store will write
-  JobPointers jobs;                // job_list in order, for prefetching
+  // job_list's records in order with their ids, kept for the next pass
+  // to find them by id rather than walk the list.
+  JobRoster<job_record_t> roster;
   PageVector<uint32_t> job_ids;    // building.records[i]'s job id, for the index
   PartitionFillCache partition_cache;
   // Jobs priority_p_set stored while a pass was computing: their new
@@ -154,8 +156,8 @@ constexpr size_t kPrefetchStoresAhead = 8;
 // Every field the pass reads: a field left out costs a full miss per job
 // (in 22.05 they lie on about ten of the record's seventeen lines; where
 // the lines fall depends on the allocation, so each field is asked for).
+// Not the job id: the pass has it from its roster.
 FAIRWAY_PREFETCH_HELPER void PrefetchRecord(const job_record_t* job) {
-  __builtin_prefetch(&job->job_id);
   __builtin_prefetch(&job->assoc_ptr);
   __builtin_prefetch(&job->details);
   __builtin_prefetch(&job->direct_set_prio);
@@ -190,6 +192,7 @@ FAIRWAY_PREFETCH_HELPER void PrefetchAllocations(const job_record_t* job) {
 // addresses are computed from the hints: a prefetch of memory that has
 // since been freed neither faults nor reads it.
 FAIRWAY_PREFETCH_HELPER void PrefetchForStore(const ChangedJob& changed) {
+  __builtin_prefetch(&changed.record_hint->job_id);  // find_job_record's
   PrefetchRecord(changed.record_hint);
   if (const job_details* d = changed.details_hint) {
     __builtin_prefetch(&d->accrue_time);
@@ -240,14 +243,14 @@ PassRecord RecordOf(const Factors& weighted, uint32_t priority, bool clamped) {
 // Appends job's record to the table being built. Only a job the store
 // will touch (its priority changed) is noted with the fingerprint that
 // lets the store check it is unchanged.
-void AppendRecord(job_record_t* job, PassRecord r, bool priority_changed, PassBuffers* b) {
+void AppendRecord(job_record_t* job, uint32_t job_id, PassRecord r, bool priority_changed,
+                  PassBuffers* b) {
   if (priority_changed) {
-    b->changed.push_back(ChangedJob{static_cast<uint32_t>(b->building.records.size()),
-                                    job->job_id, FingerprintOf(job), job, job->details,
-                                    job->prio_factors});
+    b->changed.push_back(ChangedJob{static_cast<uint32_t>(b->building.records.size()), job_id,
+                                    FingerprintOf(job), job, job->details, job->prio_factors});
     r.awaiting_store = true;
   }
-  b->job_ids.push_back(job->job_id);
+  b->job_ids.push_back(job_id);
   b->building.records.push_back(r);
 }
 
@@ -295,7 +298,8 @@ void GatherAndCompute(time_t now, const PluginConfig& config, PassBuffers* b) {
 
   // Sized once for the whole queue: growing by doubling would map and
   // copy every size on the way.
-  const JobPointers& jobs = b->jobs;  // listed by RunPriorityPass
+  const JobPointers& jobs = b->roster.records();  // found by RunPriorityPass
+  const PageVector<uint32_t>& roster_ids = b->roster.ids();
   const size_t job_count = jobs.size();
   PageVector<uint32_t>& job_ids = b->job_ids;
   ReserveReusing(&t.records, job_count);
@@ -324,7 +328,7 @@ void GatherAndCompute(time_t now, const PluginConfig& config, PassBuffers* b) {
       for (size_t k = 0; k < tres_stride; ++k) {
         t.tres.push_back(k < flat_weights.tres_columns ? f.tres[k] : 0.0);
       }
-      AppendRecord(job, RecordOf(f, f.priority, f.clamped),
+      AppendRecord(job, roster_ids[i], RecordOf(f, f.priority, f.clamped),
                    JobPriorityChanged(job, f.priority, incr_only), b);
       continue;
     }
@@ -345,7 +349,7 @@ void GatherAndCompute(time_t now, const PluginConfig& config, PassBuffers* b) {
                                     b->result.partition_priorities.begin(),
                                     b->result.partition_priorities.end());
     }
-    AppendRecord(job, r, PriorityChanged(job, b->result, incr_only), b);
+    AppendRecord(job, roster_ids[i], r, PriorityChanged(job, b->result, incr_only), b);
   }
   t.index.Assign(job_ids.data(), job_ids.size());
 }
@@ -428,10 +432,10 @@ void RunPriorityPass(time_t now, const BeforeGather& before_gather) {
   assoc_read.assoc = READ_LOCK;
   assoc_read.qos = READ_LOCK;
   lock_slurmctld(read_lock);
-  ListJobs(&b.jobs);
+  const bool walked = FindJobs(&b.roster);
   // Fairshare is recomputed in here: the configuration taken above predates
   // it, but a pass reads only settings from it, not fairshare.
-  if (before_gather) before_gather(b.jobs);
+  if (before_gather) before_gather(b.roster.records());
   const auto gather_start = std::chrono::steady_clock::now();
   assoc_mgr_lock(&assoc_read);
   GatherAndCompute(now, *config, &b);
@@ -462,9 +466,10 @@ void RunPriorityPass(time_t now, const BeforeGather& before_gather) {
   // queries and job writers waiting.
   LogVerbose("priority pass: %zu jobs computed, %zu stored; job write lock held %.3f ms, "
              "longest %.3f ms of %zu holds (gathering and computing under the read lock, "
-             "waits included, %.3f ms)",
+             "waits included, %.3f ms); %zu job records %s",
              b.published.records.size(), stored, held_ms, longest_hold_ms, holds,
-             Ms(gather_end - gather_start).count());
+             Ms(gather_end - gather_start).count(), b.roster.records().size(),
+             walked ? "listed by walking the job list" : "found by id");
 }
 
 bool LastPassFactors(const job_record_t* job, StoredFactors* out) {
