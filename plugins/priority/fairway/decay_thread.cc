@@ -55,7 +55,7 @@ double ThreadCpuMs() {
 
 // The decay thread's CPU per phase of the current pass (ms).
 struct PassCpu {
-  double decay = 0, charge = 0, fairshare = 0, priority = 0, state = 0;
+  double decay = 0, find = 0, charge = 0, fairshare = 0, priority = 0, state = 0;
 };
 PassCpu g_pass_cpu;
 
@@ -121,11 +121,12 @@ void RunPass(time_t start_time, ResetPeriod* reset_period, time_t* last_reset,
   if (planned_use) LoadPlannedUseLedger();
   if (!skip && SiteFactorPluginUpdates()) UpdateSiteFactors();
   // Charging needs the running jobs and the priorities the pending ones:
-  // one walk over the job list (a chain of cache misses, tens of thousands
-  // long) serves both, under one hold of the job READ lock. Fairshare is
-  // recomputed in between, from the usage just charged. Without a decay
+  // one finding of the job records (by id, or by a walk over the list: see
+  // job_roster.h) serves both, under one hold of the job READ lock.
+  // Fairshare is recomputed in between, from the usage just charged. Without a decay
   // clock Fair Tree still charges, from each job's start (last_ran 0).
   RunPriorityPass(start_time, [&](const JobPointers& jobs) {
+    lap(&g_pass_cpu.find);  // the job records, by id or by a walk over the list
     g_charged_this_pass = ChargeListedJobs(jobs, last_ran, start_time, *config);
     lap(&g_pass_cpu.charge);
     if (planned_use) RollPlannedUseLedger(start_time, *config);
@@ -196,10 +197,10 @@ void ThreadMain() {
     }
     g_pass_cpu.state = ThreadCpuMs() - state_start;
     const PassCpu& c = g_pass_cpu;
-    LogVerbose("decay pass CPU %.3f ms: decay %.3f, charge %.3f, fairshare %.3f, priority %.3f, "
-               "state %.3f",
-               c.decay + c.charge + c.fairshare + c.priority + c.state, c.decay, c.charge,
-               c.fairshare, c.priority, c.state);
+    LogVerbose("decay pass CPU %.3f ms: decay %.3f, find %.3f, charge %.3f, fairshare %.3f, "
+               "priority %.3f, state %.3f",
+               c.decay + c.find + c.charge + c.fairshare + c.priority + c.state, c.decay, c.find,
+               c.charge, c.fairshare, c.priority, c.state);
     deadline += std::chrono::seconds(slurm_conf.priority_calc_period);
     std::unique_lock<std::mutex> lock(g_mutex);
     if (g_wakeup.wait_until(lock, deadline, [] { return g_shutdown; })) break;
