@@ -7,7 +7,9 @@
 # timeout. Asserted: no client call timed out and the watchdog never lost the
 # controller (no deadlock), decay passes kept running during the storm, the
 # same slurmctld process is up at the end (no crash), no core file, and no
-# "fatal"/"deadlock" line in slurmctld.log.
+# "fatal"/"deadlock" line in slurmctld.log. Then, quiet: a pass that changes
+# every priority stores them in slices, sprio agrees with squeue, and the
+# pass finds its job records by id except right after a job array came.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -182,6 +184,39 @@ if [ "$compared" -ge 1000 ] && [ "$mismatched" = 0 ]; then
 else
   fail "sprio and squeue disagree after the sliced store: $mismatched of $compared jobs differ"
   head -3 "$dir/mismatched.prio"
+fi
+
+# A pass finds the job records by id from the last pass's (job_roster.h)
+# when no job array came or changed since; the first pass that sees a new
+# array walks the job list, and the pass after it finds by id again.
+if [[ "$line" == *"job records found by id" ]]; then
+  pass "the pass found its job records by id (no job array since the last pass)"
+else
+  fail "expected the pass after the storm to find its job records by id: '${line:-no such pass}'"
+fi
+timeout 20 scontrol setdebug verbose
+lines0=$(grep -c 'priority pass:' "$c/log/slurmctld.log")
+array=$(timeout 30 runuser -u fwuser1 -- sbatch --parsable -Q --hold --array=1-4 \
+  -o /dev/null -e /dev/null --wrap true)
+walked= refound=
+for ((i = 0; i < 200; i++)); do
+  while IFS= read -r l; do
+    if [ -z "$walked" ]; then
+      [[ "$l" == *"listed by walking the job list" ]] && walked=$l
+    elif [[ "$l" == *"found by id" ]]; then
+      refound=$l; break
+    fi
+  done < <(grep 'priority pass:' "$c/log/slurmctld.log" | tail -n +$((lines0 + 1)))
+  [ -n "$refound" ] && break
+  sleep 1
+done
+timeout 20 scontrol setdebug info
+timeout 30 scancel "$array" 2>/dev/null
+if [ -n "$walked" ] && [ -n "$refound" ]; then
+  pass "after a job array was submitted a pass walked the job list, and the next found by id"
+  log "${walked##*; }; then ${refound##*; }"
+else
+  fail "job array $array: walk '${walked:-none}', then by id '${refound:-none}'"
 fi
 cores=$(find "$c" /tmp -maxdepth 3 -name 'core*' -newer "$dir/extra.conf" -type f 2>/dev/null | head -3)
 [ -z "$cores" ] && pass "no core file" || fail "core files: $cores"
