@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Classic (NO_FAIR_TREE) and depth-oblivious fairshare, as priority/multifactor
-// 22.05 computes them (API brief §3.8). Called by ComputeFairshare.
+// 22.05 computes them (_set_assoc_usage_efctv, _depth_oblivious_set_usage_efctv
+// and priority_p_calc_fs_factor in
+// slurm-22-05-8-1:src/plugins/priority/multifactor/priority_multifactor.c).
+// Called by ComputeFairshare.
 #ifndef FAIRWAY_CLASSIC_H_
 #define FAIRWAY_CLASSIC_H_
 
@@ -11,7 +14,8 @@ namespace fairway {
 // Fills results->assocs (sized to the tree) top-down from the root. With
 // depth_oblivious, associations below the root's children use the
 // depth-oblivious effective usage. Every association's usage_norm is computed
-// before any effective usage (multifactor mixes stale values here, §8 bug 9).
+// before any effective usage (multifactor mixes stale values here: _set_assoc_usage_efctv in
+// slurm-22-05-8-1:src/plugins/priority/multifactor/priority_multifactor.c).
 // The single-association formulas, for callers that update one association
 // in place (the plugin's priority_p_set_assoc_usage) and for explanations.
 // UE = UA + (UE_parent - UA) * S_child / S_all_siblings; UE_parent when no

@@ -3,7 +3,8 @@
 // fair_tree.c computes it: level_fs = S/U per level, siblings ranked by
 // level_fs (users before accounts on ties, stable order), and every user gets
 // rank / user_assoc_count. Tied sibling accounts are not merged, exactly as in
-// 22.05.8 (API brief §3.8 and §8 bug 1).
+// 22.05.8 (_count_tied_accounts in
+// slurm-22-05-8-1:src/plugins/priority/multifactor/fair_tree.c).
 #ifndef FAIRWAY_FAIR_TREE_H_
 #define FAIRWAY_FAIR_TREE_H_
 

@@ -80,7 +80,8 @@ inline double JobSizeFactor(const JobSizeTerms& job, const Params& params, uint3
     if (params.favor_small) js = 1.0 - js;
   } else if (params.favor_small) {
     // Unsigned differences, as in Slurm: an oversized request wraps to a
-    // huge value and is clamped to 1 (API brief §8 bug 11, kept for parity).
+    // huge value and is clamped to 1 (_get_priority_internal in
+    // slurm-22-05-8-1:src/plugins/priority/multifactor/priority_multifactor.c, kept for parity).
     js = static_cast<double>(nodes - min_nodes) / static_cast<double>(nodes);
     if (cpu_cnt) {
       js += static_cast<double>(cpus - cpu_cnt) / static_cast<double>(cpus);

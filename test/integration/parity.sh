@@ -86,7 +86,8 @@ explain_all() {
 }
 
 # run_mode MODE FLAGS [EXTRA_PASSES]: extra passes let multifactor settle
-# where it reads values of an earlier pass (depth-oblivious, §8 bug 9).
+# where it reads values of an earlier pass (depth-oblivious, _set_assoc_usage_efctv in
+# slurm-22-05-8-1:src/plugins/priority/multifactor/priority_multifactor.c).
 run_mode() {
   local mode=$1 flags=$2 extra_passes=${3:-0}
   printf 'PriorityFlags=%s\n' "$flags" > "$dir/$mode.conf"

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// Billable TRES, as assoc_mgr_tres_weighted computes it (API brief §3.5 step 7).
+// Billable TRES, as assoc_mgr_tres_weighted computes it (
+// slurm-22-05-8-1:src/common/assoc_mgr.c).
 #include <gtest/gtest.h>
 
 #include <vector>

@@ -70,7 +70,7 @@ TEST(Classic, CalcFsFactorGuards) {
   EXPECT_EQ(CalcFsFactor(0.25L, 0.0L, 1), 0.0);
   EXPECT_EQ(CalcFsFactor(0.25L, -1.0L, 1), 0.0);
   EXPECT_EQ(CalcFsFactor(0.25L, 0.5L, 0), 0.0);  // no NaN for a zero damp factor
-  EXPECT_NEAR(CalcFsFactor(0.25L, 0.5L, 1), 0.707107, 1e-6);  // brief §6.3 probe value
+  EXPECT_NEAR(CalcFsFactor(0.25L, 0.5L, 1), 0.707107, 1e-6);  // 2^(-0.25/0.5)
   EXPECT_EQ(CalcFsFactor(0.0L, 0.5L, 1), 1.0);
 }
 

@@ -233,7 +233,8 @@ void SetAssocUsage(slurmdb_assoc_rec_t* assoc, const PluginConfig& config) {
     usage->usage_efctv = DepthObliviousEffectiveUsage(in);
   } else {
     // Classic, and also Fair Tree (multifactor applies the classic formula
-    // here in every mode: §8 bug 19).
+    // here in every mode: priority_p_set_assoc_usage in
+    // slurm-22-05-8-1:src/plugins/priority/multifactor/priority_multifactor.c).
     usage->usage_efctv = ClassicEffectiveUsage(usage->usage_norm, parent->usage->usage_efctv,
                                                assoc->shares_raw, usage->level_shares);
   }
