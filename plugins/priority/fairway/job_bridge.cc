@@ -341,8 +341,6 @@ void StoreJobPriority(job_record_t* job, const JobPriority& result, const Plugin
   StoreJobFactors(job, StoredFactorsOf(result), config);
 }
 
-void ClearJobFactors(job_record_t* job) { ClearFactors(job); }
-
 uint32_t ComputeAndStoreJobPriority(job_record_t* job, time_t now, const PluginConfig& config) {
   if (HasOperatorSetPriority(job)) {
     ClearFactors(job);

@@ -147,9 +147,6 @@ void StoreJobFactors(job_record_t* job, const StoredFactors& stored, const Plugi
 // result was computed in). Does not set job->priority.
 void StoreJobPriority(job_record_t* job, const JobPriority& result, const PluginConfig& config);
 
-// Requires: the job WRITE lock. Zeroes prio_factors (operator-set priority).
-void ClearJobFactors(job_record_t* job);
-
 // Requires: the job READ lock. *factors (the job's) made sprio's row for
 // one of a multi-partition job's partitions (core SprioPartitionRow).
 void FactorsForPartition(const job_record_t* job, const part_record_t* part,
