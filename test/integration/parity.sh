@@ -154,6 +154,10 @@ else
   fail "update: job $job's sprio row after the update differs from multifactor's"
 fi
 
+# The plugin in a process with the association manager (this cluster's saved
+# state) and no accounting connection: no crash, no decay on the first pass.
+check_no_accounting_host "$dir/c"
+
 if grep -q "priority/fairway: fairshare mode" "$dir/c/log/slurmctld.log"; then
   pass "slurmctld's log shows priority/fairway loaded"
 else
