@@ -204,40 +204,49 @@ void WriteFairshare(const AssocSnapshot& snapshot, const FairshareResults& resul
   }
 }
 
-void SetAssocUsage(slurmdb_assoc_rec_t* assoc, const PluginConfig& config) {
-  if (!assoc || !assoc->usage || !assoc_mgr_root_assoc) return;
-  slurmdb_assoc_usage_t* usage = assoc->usage;
-  usage->usage_norm =
-      NormalizedUsage(usage->usage_raw, assoc_mgr_root_assoc->usage->usage_raw);
-  slurmdb_assoc_rec_t* parent = usage->fs_assoc_ptr;
-  if (!parent) return;
+AssocUsageValues ComputeAssocUsage(const slurmdb_assoc_rec_t* assoc, const PluginConfig& config) {
+  AssocUsageValues out;
+  const slurmdb_assoc_usage_t* usage = assoc->usage;
+  out.usage_norm = NormalizedUsage(usage->usage_raw, assoc_mgr_root_assoc->usage->usage_raw);
+  const slurmdb_assoc_rec_t* parent = usage->fs_assoc_ptr;
+  if (!parent) return out;
+  out.has_efctv = true;
   if (parent == assoc_mgr_root_assoc) {
-    usage->usage_efctv = usage->usage_norm;
+    out.usage_efctv = out.usage_norm;
   } else if (assoc->shares_raw == SLURMDB_FS_USE_PARENT) {
-    usage->usage_efctv = parent->usage->usage_efctv;
+    out.usage_efctv = parent->usage->usage_efctv;
   } else if (config.params.Mode() == FairshareMode::kDepthOblivious) {
     DepthObliviousInputs in;
     in.shares_norm = usage->shares_norm;
     in.parent_shares_norm = parent->usage->shares_norm;
     in.parent_efctv = parent->usage->usage_efctv;
-    in.usage_norm = usage->usage_norm;
+    in.usage_norm = out.usage_norm;
     if (parent->usage->children_list) {
       ListIterator it = list_iterator_create(parent->usage->children_list);
       while (auto* sibling = static_cast<slurmdb_assoc_rec_t*>(list_next(it))) {
         if (sibling->shares_raw != SLURMDB_FS_USE_PARENT) {
-          in.siblings_usage_norm += sibling->usage->usage_norm;
+          // Its own usage_norm is the one just computed, not yet stored.
+          in.siblings_usage_norm += sibling == assoc ? out.usage_norm : sibling->usage->usage_norm;
         }
       }
       list_iterator_destroy(it);
     }
-    usage->usage_efctv = DepthObliviousEffectiveUsage(in);
+    out.usage_efctv = DepthObliviousEffectiveUsage(in);
   } else {
     // Classic, and also Fair Tree (multifactor applies the classic formula
     // here in every mode: priority_p_set_assoc_usage in
     // slurm-22-05-8-1:src/plugins/priority/multifactor/priority_multifactor.c).
-    usage->usage_efctv = ClassicEffectiveUsage(usage->usage_norm, parent->usage->usage_efctv,
-                                               assoc->shares_raw, usage->level_shares);
+    out.usage_efctv = ClassicEffectiveUsage(out.usage_norm, parent->usage->usage_efctv,
+                                            assoc->shares_raw, usage->level_shares);
   }
+  return out;
+}
+
+void SetAssocUsage(slurmdb_assoc_rec_t* assoc, const PluginConfig& config) {
+  if (!assoc || !assoc->usage || !assoc_mgr_root_assoc) return;
+  const AssocUsageValues values = ComputeAssocUsage(assoc, config);
+  assoc->usage->usage_norm = values.usage_norm;
+  if (values.has_efctv) assoc->usage->usage_efctv = values.usage_efctv;
 }
 
 }  // namespace fairway::plugin

@@ -31,9 +31,22 @@ bool SnapshotAssocs(FairshareMode mode, AssocSnapshot* snapshot);
 // Fair Tree, level_fs and fs_factor.
 void WriteFairshare(const AssocSnapshot& snapshot, const FairshareResults& results);
 
-// priority_p_set_assoc_usage: usage_norm and the (classic or
-// depth-oblivious) usage_efctv of one association from its fs parent's
-// current values. No locking; the caller holds at least the assoc read lock.
+// One association's usage_norm and (classic or depth-oblivious) usage_efctv
+// from its fs parent's current values. has_efctv is false when the
+// association has no fs parent (usage_efctv is then left as it is).
+struct AssocUsageValues {
+  long double usage_norm = 0;
+  long double usage_efctv = 0;
+  bool has_efctv = false;
+};
+
+// Requires: at least the assoc_mgr assoc READ lock. Writes nothing, so a
+// reader (a job's fairshare factor under the read lock) can use it.
+AssocUsageValues ComputeAssocUsage(const slurmdb_assoc_rec* assoc, const PluginConfig& config);
+
+// priority_p_set_assoc_usage: stores ComputeAssocUsage's values.
+// Requires: the assoc_mgr assoc WRITE lock (the association manager calls
+// priority_p_set_assoc_usage with it held). No locking of its own.
 void SetAssocUsage(slurmdb_assoc_rec* assoc, const PluginConfig& config);
 
 }  // namespace fairway::plugin
