@@ -79,6 +79,11 @@ uint32_t PriorityFromSum(double sum, bool* clamped) {
   return static_cast<uint32_t>(static_cast<uint64_t>(sum));
 }
 
+uint32_t PriorityAfterIncrOnly(uint32_t computed, uint32_t previous, const Params& params) {
+  if ((params.flags & kFlagIncrOnly) && previous > computed) return previous;
+  return computed;
+}
+
 JobPriority ComputeJobPriority(const JobInputs& job, const Params& params,
                                const ClusterInputs& cluster, int64_t now) {
   JobPriority out;
@@ -147,8 +152,7 @@ void ComputeJobPriorityInto(const JobInputs& job, const Params& params,
     uint32_t previous = p < job.previous_partition_priorities.size()
                             ? job.previous_partition_priorities[p]
                             : 0;
-    if ((params.flags & kFlagIncrOnly) && previous >= value) value = previous;
-    out.partition_priorities.push_back(value);
+    out.partition_priorities.push_back(PriorityAfterIncrOnly(value, previous, params));
   }
   out.had_nan = had_nan;
 }

@@ -120,6 +120,11 @@ inline uint64_t JobTresCount(const JobInputs& job, size_t i) {
 // clamp to 2^32 - 1; NaN gives 1. *clamped is set when the clamp applied.
 uint32_t PriorityFromSum(double sum, bool* clamped);
 
+// PriorityFlags=INCR_ONLY, the one place it is applied: the value a job's
+// priority (or one partition's entry) takes when `computed` replaces
+// `previous`. With the flag it never goes down; without it, `computed`.
+uint32_t PriorityAfterIncrOnly(uint32_t computed, uint32_t previous, const Params& params);
+
 }  // namespace fairway
 
 #endif  // FAIRWAY_JOB_PRIORITY_H_

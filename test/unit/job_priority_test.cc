@@ -601,6 +601,15 @@ TEST(JobPriority, MultiPartitionIncrOnlyNeverLowers) {
   EXPECT_EQ(r.partition_priorities[1], 1500u);
 }
 
+TEST(JobPriority, IncrOnlyKeepsTheHigherPreviousValue) {
+  Params params;
+  EXPECT_EQ(PriorityAfterIncrOnly(10, 20, params), 10u);  // without the flag: as computed
+  params.flags |= kFlagIncrOnly;
+  EXPECT_EQ(PriorityAfterIncrOnly(10, 20, params), 20u);
+  EXPECT_EQ(PriorityAfterIncrOnly(30, 20, params), 30u);
+  EXPECT_EQ(PriorityAfterIncrOnly(20, 20, params), 20u);
+}
+
 TEST(JobPriority, MultiPartitionClampSetsFlag) {
   MultiPartition m;
   m.params.weight_partition = 0xffffffffu;
