@@ -41,15 +41,6 @@ double PartitionFactor(const PartitionInputs& part, const Params& params) {
 
 using terms::Sane;
 
-void CopyScalars(const terms::ScalarFactors& from, PriorityFactors* to) {
-  to->age = from.age;
-  to->assoc = from.assoc;
-  to->fairshare = from.fairshare;
-  to->job_size = from.job_size;
-  to->partition = from.partition;
-  to->qos = from.qos;
-}
-
 }  // namespace
 
 double SprioPartitionRow(const JobInputs& job, const PartitionInputs& part, const Params& params,
@@ -115,11 +106,11 @@ void ComputeJobPriorityInto(const JobInputs& job, const Params& params,
                                cluster.node_count, now);
   const terms::ScalarFactors weighted = terms::WeightedFactors(unweighted, params, &had_nan);
   PriorityFactors& f = out.factors;
-  CopyScalars(unweighted, &f);
+  terms::CopyScalarFactors(unweighted, &f);
   f.site = job.site_factor;
   f.nice = job.nice;
   PriorityFactors& w = out.weighted;
-  CopyScalars(weighted, &w);
+  terms::CopyScalarFactors(weighted, &w);
   w.site = f.site;
   w.nice = f.nice;
   if (!params.weight_tres.empty()) {

@@ -130,6 +130,19 @@ struct ScalarFactors {
   double age = 0, assoc = 0, fairshare = 0, job_size = 0, partition = 0, qos = 0;
 };
 
+// Copies the six scalar factors between any two of the structs that hold
+// them under the same names (ScalarFactors, PriorityFactors, FlatResult,
+// the plugin's records).
+template <typename From, typename To>
+void CopyScalarFactors(const From& from, To* to) {
+  to->age = from.age;
+  to->assoc = from.assoc;
+  to->fairshare = from.fairshare;
+  to->job_size = from.job_size;
+  to->partition = from.partition;
+  to->qos = from.qos;
+}
+
 // The unweighted scalar factors of a job (JobInputs or FlatJob: the same
 // field names) in its partition `part` (PartitionInputs or FlatPartition,
 // nullptr for none): each 0 when its weight is 0, as in Slurm.

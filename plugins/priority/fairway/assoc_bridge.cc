@@ -2,6 +2,7 @@
 #include "assoc_bridge.h"
 
 #include <algorithm>
+#include <mutex>
 #include <unordered_set>
 #include <vector>
 
@@ -246,6 +247,8 @@ AssocUsageValues ComputeAssocUsage(const slurmdb_assoc_rec_t* assoc, const Plugi
 
 void SetAssocUsage(slurmdb_assoc_rec_t* assoc, const PluginConfig& config) {
   if (!assoc || !assoc->usage || !assoc_mgr_root_assoc) return;
+  static std::mutex writers;
+  std::lock_guard<std::mutex> hold(writers);
   const AssocUsageValues values = ComputeAssocUsage(assoc, config);
   assoc->usage->usage_norm = values.usage_norm;
   if (values.has_efctv) assoc->usage->usage_efctv = values.usage_efctv;

@@ -45,8 +45,14 @@ struct AssocUsageValues {
 AssocUsageValues ComputeAssocUsage(const slurmdb_assoc_rec* assoc, const PluginConfig& config);
 
 // priority_p_set_assoc_usage: stores ComputeAssocUsage's values.
-// Requires: the assoc_mgr assoc WRITE lock (the association manager calls
-// priority_p_set_assoc_usage with it held). No locking of its own.
+// Slurm calls it when an association's usage_efctv is NO_VAL, holding only
+// the assoc READ lock (assoc_mgr_get_shares, for sshare) or no assoc lock
+// (job_limits_check): slurm-22-05-8-1:src/common/assoc_mgr.c,
+// slurm-22-05-8-1:src/slurmctld/job_mgr.c. Fairway never leaves usage_efctv
+// at NO_VAL (a new association starts at 0 and every pass stores a value
+// under the WRITE lock), so Slurm does not call it in practice; should it,
+// writers are serialised by a mutex of this file, and readers under the
+// read lock can race with the store exactly as with multifactor.
 void SetAssocUsage(slurmdb_assoc_rec* assoc, const PluginConfig& config);
 
 }  // namespace fairway::plugin

@@ -16,6 +16,7 @@
 #include "job_roster.h"
 #include "page_allocator.h"
 #include "plugin_config.h"
+#include "priority_terms.h"
 #include "slurm_api.h"  // part_record_t is an anonymous struct: no forward declaration
 
 namespace fairway::plugin {
@@ -85,12 +86,7 @@ void GatherFlatJob(job_record_t* job, const PluginConfig& config, FlatPartitions
 // records, StoredFactors).
 template <typename From, typename To>
 void CopyWeightedFactors(const From& from, To* to) {
-  to->age = from.age;
-  to->assoc = from.assoc;
-  to->fairshare = from.fairshare;
-  to->job_size = from.job_size;
-  to->partition = from.partition;
-  to->qos = from.qos;
+  terms::CopyScalarFactors(from, to);
   to->site = from.site;
   to->nice = from.nice;
 }
