@@ -127,7 +127,7 @@ bool PrintAssocPath(const ExplainModel& m, int32_t target) {
     if (mode == FairshareMode::kRanged || mode == FairshareMode::kPlannedUse) {
       factor = n.is_user() ? fs.job_factor : fs.fs_factor;
     }
-    std::printf("  %-22s %8s %8s %10.6f %14.0Lf %10s %12s %10s %12s\n", name.c_str(), shares.c_str(),
+    std::printf("  %-22s %8s %8s %10.6f %14.0Lf %10s %12s %10s %10s\n", name.c_str(), shares.c_str(),
                 level.c_str(), l.shares_norm, n.usage_raw, Ld(fs.usage_efctv).c_str(),
                 Ld(fs.level_fs).c_str(), show_factor ? Fmt("%.6f", factor).c_str() : "",
                 controller.c_str());
@@ -149,7 +149,7 @@ bool PrintAssocPath(const ExplainModel& m, int32_t target) {
   return all_match;
 }
 
-// The "hidden" line's opening and the job refusal, as sprio words it.
+// The refusal of a job the controller does not list, in sprio's words.
 constexpr const char* kNotFound = "Unable to find jobs matching user/id(s) specified";
 
 // Partial view: the visible associations from the topmost visible ancestor
@@ -424,8 +424,8 @@ int ExplainJobs(const Options& o) {
         for (const std::string& t : taken) note += (note.empty() ? "" : ", ") + t;
         if (match) {
           std::printf("\nRESULT: the visible factors reproduce the controller's priority%s%s%s\n",
-                      note.empty() ? "" : " (", note.c_str(),
-                      note.empty() ? "" : " factor taken from the controller: its inputs are hidden)");
+                      note.empty() ? "" : " (taken from the controller, their inputs being hidden: ",
+                      note.c_str(), note.empty() ? "" : ")");
         } else {
           std::printf("\nRESULT: MISMATCH: the visible factors do not reproduce the controller's "
                       "priority\n");

@@ -215,6 +215,13 @@ std::vector<JobExplanation> ExplainJob(const ExplainModel& model, const client::
     } else {
       row.priority_match = row.result.priority == job.priority;
     }
+    if (visible.has_level && !visible.level_match) {
+      std::ostringstream text;
+      text.precision(10);
+      text << (params.Mode() == FairshareMode::kRanged ? "local factor f" : "LevelFS")
+           << ": recomputed " << visible.level << ", controller " << visible.controller_level;
+      row.mismatches.push_back(text.str());
+    }
     rows.push_back(std::move(row));
   }
   return rows;

@@ -176,6 +176,12 @@ TEST(ExplainVisible, FairTreeRecomputesLevelFsAndTakesTheRankFromTheController) 
 
   view.assocs[0].level_fs *= 1.5;  // the controller publishing something else
   EXPECT_FALSE(ExplainVisibleFairshare(view, 0).level_match);
+  // ... which the job's explanation reports as a mismatch.
+  client::ControllerJob job = JobOf(full, "c", "user2");
+  std::vector<client::ControllerFactors> sprio = {SprioRow(whole, job)};
+  std::vector<JobExplanation> rows = ExplainJob(Model(view), job, sprio, 1000);
+  ASSERT_EQ(rows[0].mismatches.size(), 1u);
+  EXPECT_EQ(rows[0].mismatches[0].rfind("LevelFS: recomputed", 0), 0u) << rows[0].mismatches[0];
 }
 
 TEST(ExplainVisible, RangedRecomputesTheLocalFactor) {
