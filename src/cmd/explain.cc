@@ -193,7 +193,10 @@ bool PrintVisiblePath(const ExplainModel& m, int32_t target) {
         all_match = false;
       }
     }
-    std::string factor = v.factor_known ? Fmt("%.6f", v.factor) : "hidden";
+    // Fair Tree gives accounts no factor; elsewhere an unknown one is hidden.
+    std::string factor = v.factor_known                                    ? Fmt("%.6f", v.factor)
+                         : n.is_user() || mode != FairshareMode::kFairTree ? "hidden"
+                                                                           : "";
     if (v.factor_known && !v.factor_recomputed) factor += "*";
     std::printf("  %-22s %8s %8s %10.6f %14.0Lf %10s %12s %10s %12s\n", name.c_str(),
                 shares.c_str(), level.c_str(), c.shares_norm, n.usage_raw, Ld(c.usage_efctv).c_str(),
@@ -285,8 +288,8 @@ int ExplainAssoc(const Options& o) {
 // are sprio's.
 void PrintNoJob(const char* who, const std::string& id, const client::ControllerState& state) {
   std::fprintf(stderr, "%s: job %s: %s%s\n", who, id.c_str(), kNotFound,
-               state.private_jobs ? " (PrivateData=jobs shows a user who is neither operator nor "
-                                    "coordinator of its account only their own jobs)"
+               state.private_jobs ? " (PrivateData=jobs: slurmctld lists only your own jobs and "
+                                    "those of the accounts you coordinate)"
                                   : "");
 }
 
@@ -318,7 +321,7 @@ void PrintJobRow(const ExplainModel& m, const client::ControllerJob& job, const 
     fs_input = taken("fairshare") ? "controller's (association hidden)"
                : r.visible.factor_recomputed
                    ? std::string(FairshareModeName(m.fairshare.mode)) + " F from UE, S (below)"
-                   : "controller's F of your association (below)";
+                   : "controller's F of the job's association (below)";
   }
   line("fairshare", fs_input, f.fairshare, p.weight_fairshare, w.fairshare);
   line("job size", std::to_string(r.inputs.min_nodes) + " of " + std::to_string(m.state.node_count) +
@@ -415,8 +418,9 @@ int ExplainJobs(const Options& o) {
         if (assoc >= 0) {
           match = PrintVisiblePath(m, assoc) && match;
         } else {
-          std::printf("Fairshare: hidden: the job's association (PrivateData=usage shows a user "
-                      "who is neither operator nor coordinator only their own associations)\n");
+          std::printf("Fairshare: hidden: the job's association (PrivateData=usage: slurmctld "
+                      "sends only your own associations and those of the accounts you "
+                      "coordinate)\n");
         }
         std::vector<std::string> taken = rows.empty() ? std::vector<std::string>{}
                                                       : rows[0].from_controller;

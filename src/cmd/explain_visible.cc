@@ -11,8 +11,8 @@ namespace fairway {
 namespace {
 
 constexpr const char* kWhy =
-    "PrivateData=usage shows a user who is neither operator nor coordinator only their own "
-    "associations";
+    "PrivateData=usage: slurmctld sends only your own associations and those of the accounts "
+    "you coordinate";
 
 }  // namespace
 

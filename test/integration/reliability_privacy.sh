@@ -1,6 +1,7 @@
 #!/bin/bash
 # Reliability 6: privacy. With PrivateData=jobs,usage and without it, real
-# unprivileged users (fwuser1..4), an operator (fwuser5, AdminLevel=Operator)
+# unprivileged users (fwuser1..4; fwuser2 coordinator of account c), an
+# operator (fwuser5, AdminLevel=Operator)
 # and root run sprio, sshare, sshare -a and `fairway explain job` (their own
 # job and another user's) against the live controller. The same state is
 # served once by priority/fairway and once by priority/multifactor
@@ -52,6 +53,7 @@ log "starting cluster"
 start_cluster "$c" priority/fairway "$dir/extra.conf" || { fail "cluster start"; summary; exit 1; }
 create_example_tree
 sacctmgr -i modify user fwuser5 set adminlevel=operator >/dev/null
+sacctmgr -i add coordinator account=c names=fwuser2 >/dev/null  # of fwuser2 and fwuser3
 # Some usage (exact: no decay), then one pending job per user and root.
 submit_as fwuser1 -n2 --wrap 'sleep 3' >/dev/null
 submit_as fwuser4 -n1 --wrap 'sleep 2' >/dev/null
@@ -170,6 +172,14 @@ print(r["recomputed_priority"], *["%.0f" % w[k] for k in ("age","assoc","fairsha
     [ $rc = 0 ] && grep -qE "\(${job[fwuser1b]} ahead by [1-9]" "$out" && grep -qE '^  QOS ' "$out" \
       && pass "PrivateData=$setting: fwuser1 compares its two jobs: $(head -1 "$out")" \
       || { fail "PrivateData=$setting: explain compare as fwuser1 (rc=$rc)"; cat "$out"; }
+    # A coordinator (fwuser2, of account c) sees c's associations and jobs
+    # but not the root: the partial explanation, with the account's row.
+    out=$dir/out/explain.coord
+    as fwuser2 "$FAIRWAY" explain job "${job[fwuser3]}" > "$out" 2>&1; rc=$?
+    [ $rc = 0 ] && grep -q "partial view" "$out" && grep -qE '^  c ' "$out" && grep -qE '^  c/fwuser3 ' "$out" \
+      && grep -q "^RESULT: the visible factors reproduce the controller's priority" "$out" \
+      && pass "PrivateData=$setting: the coordinator of c explains fwuser3's job from c's rows: $(grep '^RESULT' "$out")" \
+      || { fail "PrivateData=$setting: coordinator fwuser2 explaining fwuser3's job (rc=$rc)"; cat "$out"; }
     # The operator keeps the whole tree (the root's row in the path).
     if grep -qE '^  root ' "$dir/out/$setting.explain.fwuser5.own" && ! grep -q "partial view" "$dir/out/$setting.explain.fwuser5.own"; then
       pass "PrivateData=$setting: the operator's explanation of fwuser1's job has the whole tree"
