@@ -14,8 +14,10 @@
 # their own job is the partial explanation: every factor the controller
 # lets them see recomputed, equal to their own sprio (weighted factors and
 # priority), the hidden part named in one line; `explain assoc` of their
-# own association and `explain compare` of two own jobs work; the operator
-# still gets the whole tree.
+# own association and `explain compare` of two own jobs work; a coordinator
+# gets the partial view with their account's rows; the operator still gets
+# the whole tree. Last, in classic mode (NO_FAIR_TREE), the user's F itself
+# is recomputed from their own row and equals sprio's.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -43,6 +45,25 @@ view() {
   done
 }
 ids() { cut -d' ' -f1 "$1" | tr '\n' ' '; }
+# own_jobs_equal_sprio TAG: fwuser1's partial explanation of each of its
+# jobs against its own sprio, which prints weighted factors with "%.0f":
+# the recomputed ones are printed the same way.
+own_jobs_equal_sprio() {
+  local tag=$1 id mine theirs
+  for id in "${job[fwuser1]}" "${job[fwuser1b]}"; do
+    as fwuser1 sprio -h -j "$id" -o '%Y %A %B %F %J %P %Q' > "$dir/out/sprio.$id" 2>&1
+    as fwuser1 "$FAIRWAY" explain job --json "$id" > "$dir/out/explain.$id.json" 2> "$dir/out/explain.$id.err"
+    mine=$(python3 -c 'import json,sys
+r = json.load(open(sys.argv[1]))[0]; w = r["weighted"]
+assert r["partial"] and r["match"], r
+print(r["recomputed_priority"], *["%.0f" % w[k] for k in ("age","assoc","fairshare","job_size","partition","qos")])' \
+      "$dir/out/explain.$id.json" 2>&1)
+    theirs=$(tr -s ' ' < "$dir/out/sprio.$id" | sed 's/^ //')
+    [ -n "$theirs" ] && [ "$mine" = "$theirs" ] \
+      && pass "$tag: fwuser1's job $id: priority and factors (PRIORITY AGE ASSOC FAIRSHARE JOBSIZE PARTITION QOS) equal its sprio: $mine" \
+      || fail "$tag: fwuser1's job $id: explain '$mine', sprio '$theirs'"
+  done
+}
 
 cat > "$dir/extra.conf" <<CONF
 PriorityCalcPeriod=1
@@ -147,21 +168,7 @@ for setting in none jobs,usage; do
     else
       fail "PrivateData=$setting: fwuser1's own-job explanation lacks the partial view, its association or the RESULT"; cat "$own"
     fi
-    # Its factors against the user's own sprio, which prints weighted
-    # factors with "%.0f": compare the recomputed ones printed the same way.
-    for id in "${job[fwuser1]}" "${job[fwuser1b]}"; do
-      as fwuser1 sprio -h -j "$id" -o '%Y %A %B %F %J %P %Q' > "$dir/out/sprio.$id" 2>&1
-      as fwuser1 "$FAIRWAY" explain job --json "$id" > "$dir/out/explain.$id.json" 2> "$dir/out/explain.$id.err"
-      mine=$(python3 -c 'import json,sys
-r = json.load(open(sys.argv[1]))[0]; w = r["weighted"]
-assert r["partial"] and r["match"], r
-print(r["recomputed_priority"], *["%.0f" % w[k] for k in ("age","assoc","fairshare","job_size","partition","qos")])' \
-        "$dir/out/explain.$id.json" 2>&1)
-      theirs=$(tr -s ' ' < "$dir/out/sprio.$id" | sed 's/^ //')
-      [ -n "$theirs" ] && [ "$mine" = "$theirs" ] \
-        && pass "PrivateData=$setting: fwuser1's job $id: priority and factors (PRIORITY AGE ASSOC FAIRSHARE JOBSIZE PARTITION QOS) equal its sprio: $mine" \
-        || fail "PrivateData=$setting: fwuser1's job $id: explain '$mine', sprio '$theirs'"
-    done
+    own_jobs_equal_sprio "PrivateData=$setting"
     out=$dir/out/explain.assoc
     as fwuser1 "$FAIRWAY" explain assoc b,fwuser1 > "$out" 2>&1; rc=$?
     [ $rc = 0 ] && grep -q "^RESULT: the visible values reproduce the controller's LevelFS" "$out" \
@@ -210,4 +217,18 @@ print(r["recomputed_priority"], *["%.0f" % w[k] for k in ("age","assoc","fairsha
   timeout 10 scontrol ping | grep -q UP && pass "PrivateData=$setting: controller up after all user queries" \
     || fail "PrivateData=$setting: controller down"
 done
+
+# Classic fairshare (NO_FAIR_TREE), still PrivateData=jobs,usage: there the
+# user's own UE and S give F itself, recomputed and checked against sprio.
+printf 'PrivateData=jobs,usage\nPriorityFlags=NO_FAIR_TREE\n' > "$dir/pd.conf"
+since=$(date +%s)
+restart_ctld "$c" priority/fairway "$dir/pd.conf" >/dev/null 2>&1 || fail "classic: restart"
+for _ in $(seq 70); do [ "$(last_decay_ran "$c")" -ge "$since" ] && break; sleep 1; done
+sleep 1
+own_jobs_equal_sprio "PrivateData=jobs,usage, classic"
+own=$dir/out/classic.explain.fwuser1.own
+as fwuser1 "$FAIRWAY" explain job "${job[fwuser1]}" > "$own" 2>&1; rc=$?
+[ $rc = 0 ] && grep -q "F from UE, S" "$own" && grep -q "^RESULT: the visible factors reproduce the controller's priority" "$own" \
+  && pass "PrivateData=jobs,usage, classic: fwuser1's F recomputed from its UE and S: $(grep '^  fairshare' "$own" | tr -s ' ')" \
+  || { fail "PrivateData=jobs,usage, classic: fwuser1's own job (rc=$rc)"; cat "$own"; }
 summary
