@@ -20,6 +20,12 @@ void ComputeFairTree(const AssocTree& tree, FairshareResults* results);
 // "parent" user, NO_VAL for a "parent" account).
 long double FairTreeLevelFs(const AssocTree& tree, int32_t i, long double usage_efctv);
 
+// The same from the association's own values (S = shares_norm among its
+// siblings): for callers that see one association and not its tree, such as
+// `fairway explain` for a user under PrivateData=usage.
+long double FairTreeLevelFs(double shares_norm, long double usage_efctv, bool uses_parent,
+                            bool is_user);
+
 }  // namespace fairway
 
 #endif  // FAIRWAY_FAIR_TREE_H_
