@@ -37,7 +37,27 @@ struct CheckReport {
   int warnings() const;
 };
 
+// Checks conf. Findings that make a claim about the controllers carry a
+// PluginOutcome for priority/multifactor and priority/fairway. Severity:
+// error when slurmctld with the configured PriorityType refuses to start,
+// or when a value does not take effect as written (wrapped, dropped,
+// replaced by a default) or priorities lose their order; warning when the
+// value is legal and used, but probably not what was meant.
 CheckReport CheckSlurmConf(const SlurmConf& conf, const CheckOptions& options);
+
+// What check-config claims about a controller started on this slurm.conf,
+// in the terms a live test can compare with the real one.
+struct ControllerClaims {
+  bool multifactor_starts = true;
+  bool fairway_starts = true;
+  int64_t max_age_s = 0;          // PriorityMaxAge as slurmctld holds it
+  int64_t decay_half_life_s = 0;  // PriorityDecayHalfLife
+  int64_t calc_period_s = 0;      // PriorityCalcPeriod
+  // priority/fairway's TRES factors: "on", "off" (PriorityWeightTRES
+  // dropped), or "none" (no PriorityWeightTRES).
+  std::string tres_factors;
+};
+ControllerClaims ClaimsOf(const CheckReport& report, const SlurmConf& conf);
 
 // Exit codes: 0 no errors (warnings allowed), 1 errors, 2 usage error.
 void RegisterCheckConfigCommand(CLI::App& app);
