@@ -152,9 +152,9 @@ CheckReport CheckSlurmConf(const SlurmConf& conf, const CheckOptions& options) {
                  "the weights sum to " + Num(max_sum) + " (integer weights " +
                      std::to_string(p.WeightSum()) + " + TRES weights " + Num(tres_max) +
                      "), above 4294967295: the highest priorities are clamped and lose their order",
-                 {true, "starts; clamps each priority above 4294967295 to 4294967295, logging "
+                 {true, "clamps each priority above 4294967295 to 4294967295, logging "
                         "'exceeds 32 bits' per job"},
-                 {true, "starts; logs 'the sum of the PriorityWeight* values ... exceeds 2^32 - 1' "
+                 {true, "logs \"the sum of the PriorityWeight* values ... exceeds 2^32 - 1\" "
                         "and clamps each priority above 4294967295"},
                  "lower the weights");
   }
@@ -225,7 +225,7 @@ CheckReport CheckSlurmConf(const SlurmConf& conf, const CheckOptions& options) {
                  "is 0 (no decay) and PriorityUsageResetPeriod is not set", refused, refused,
                  "set a half-life, or write PriorityUsageResetPeriod (NONE to keep usage for ever)");
   } else if (half_life_ok && p.decay_half_life_s == 0 && p.reset_period == ResetPeriod::kNone) {
-    const PluginOutcome grows{true, "starts; usage is never decayed nor reset: it only grows"};
+    const PluginOutcome grows{true, "usage is never decayed nor reset: it only grows"};
     c.AddOutcome(Severity::kWarning, "PriorityDecayHalfLife",
                  "is 0 (no decay) and PriorityUsageResetPeriod=NONE: usage only ever grows, so "
                  "old usage weighs as much as new",
@@ -247,7 +247,7 @@ CheckReport CheckSlurmConf(const SlurmConf& conf, const CheckOptions& options) {
   }
   if (conf.Has("PriorityMaxAge") && !c.Refused("PriorityMaxAge") && p.max_age_s == 0 &&
       p.weight_age > 0) {
-    const PluginOutcome full{true, "starts; the age factor is 1 (full PriorityWeightAge) from "
+    const PluginOutcome full{true, "the age factor is 1 (full PriorityWeightAge) from "
                                    "the moment a job may accrue age"};
     c.AddOutcome(Severity::kWarning, "PriorityMaxAge",
                  "is 0: every eligible job gets the whole age weight at once, so age no longer "
@@ -260,10 +260,10 @@ CheckReport CheckSlurmConf(const SlurmConf& conf, const CheckOptions& options) {
     c.AddOutcome(used ? Severity::kError : Severity::kWarning, "FairShareDampeningFactor",
                  std::string("0 divides by zero in the fairshare formula 2^(-U/S/d)") +
                      (used ? "" : "; the fairshare mode in force (fair_tree) does not use it"),
-                 {true, "starts; unused under Fair Tree (the default); under NO_FAIR_TREE or "
+                 {true, "unused under Fair Tree (the default); under NO_FAIR_TREE or "
                         "DEPTH_OBLIVIOUS every fairshare factor becomes 2^-inf = 0 (NaN for "
                         "associations without usage)"},
-                 {true, "starts; logs 'FairShareDampeningFactor: 0 would divide by zero (using 1)' "
+                 {true, "logs \"FairShareDampeningFactor: 0 would divide by zero (using 1)\" "
                         "and uses 1"},
                  "use 1 (no dampening) or more");
   }
@@ -363,8 +363,7 @@ const char* SeverityName(Severity s) { return s == Severity::kError ? "error" : 
 
 std::string OutcomeText(const std::optional<PluginOutcome>& o) {
   if (!o) return "";
-  if (!o->starts) return "REFUSES TO START: " + o->does;
-  return o->does;
+  return (o->starts ? "starts: " : "REFUSES TO START: ") + o->does;
 }
 
 int RunCheckConfig(const CheckConfigArgs& args) {
@@ -430,7 +429,13 @@ int RunCheckConfig(const CheckConfigArgs& args) {
         {"scontrol_show_config",
          {{"PriorityMaxAge", SlurmTimeString(static_cast<uint32_t>(claims.max_age_s))},
           {"PriorityDecayHalfLife", SlurmTimeString(static_cast<uint32_t>(claims.decay_half_life_s))},
-          {"PriorityCalcPeriod", SlurmTimeString(static_cast<uint32_t>(claims.calc_period_s))}}}};
+          {"PriorityCalcPeriod", SlurmTimeString(static_cast<uint32_t>(claims.calc_period_s))},
+          {"PriorityWeightAge", std::to_string(p.weight_age)},
+          {"PriorityWeightAssoc", std::to_string(p.weight_assoc)},
+          {"PriorityWeightFairshare", std::to_string(p.weight_fairshare)},
+          {"PriorityWeightJobSize", std::to_string(p.weight_job_size)},
+          {"PriorityWeightPartition", std::to_string(p.weight_partition)},
+          {"PriorityWeightQOS", std::to_string(p.weight_qos)}}}};
     j["info"] = nlohmann::json::array();
     for (const CheckInfo& i : report.info) j["info"].push_back({{"setting", i.setting}, {"text", i.text}});
     j["notes"] = conf.notes;

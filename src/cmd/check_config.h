@@ -40,9 +40,10 @@ struct CheckReport {
 // Checks conf. Findings that make a claim about the controllers carry a
 // PluginOutcome for priority/multifactor and priority/fairway. Severity:
 // error when slurmctld with the configured PriorityType refuses to start,
-// or when a value does not take effect as written (wrapped, dropped,
-// replaced by a default) or priorities lose their order; warning when the
-// value is legal and used, but probably not what was meant.
+// when the configured plugin drops or replaces a value (TRES weights, a
+// PriorityParameters key, dampening 0 where it is used), when a time wraps
+// around, or when priorities lose their order; warning when the value is
+// legal and used, but probably not what was meant.
 CheckReport CheckSlurmConf(const SlurmConf& conf, const CheckOptions& options);
 
 // What check-config claims about a controller started on this slurm.conf,

@@ -277,8 +277,7 @@ class Reader {
       conf_->priority_parameters = value;
       for (const Diagnostic& x : ParsePriorityParameters(value, &p)) {
         ConfDiagnostic d{x, line, PluginOutcome{true, "ignores PriorityParameters entirely"},
-                         PluginOutcome{true, "logs 'priority/fairway: error: " + x.Format() +
-                                                 "' and goes on " + x.fallback}};
+                         PluginOutcome{true, "logs \"" + x.Format() + "\""}};
         conf_->diagnostics.push_back(d);
       }
     } else if (name == "PriorityType") {
@@ -305,8 +304,8 @@ class Reader {
             false, "slurmctld exits when the plugin loads: 'fatal: failed to parse tres weights "
                    "str'"};
         c.fairway = PluginOutcome{
-            true, "starts with every TRES factor off: logs 'PriorityWeightTRES: cannot use ... "
-                  "(TRES factors disabled)'"};
+            true, "runs with every TRES factor off: logs \"PriorityWeightTRES: cannot use ... "
+                  "(TRES factors disabled)\""};
       } else {
         c.multifactor = PluginOutcome{true, x.fallback};
         c.fairway = PluginOutcome{true, x.fallback};
