@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "../slurm_values.h"
 #include "../text_util.h"
 
 namespace fairway {
@@ -143,6 +144,20 @@ std::string SlurmTimeString(uint32_t seconds) {
   if (days) std::snprintf(buf, sizeof buf, "%ld-%2.2ld:%2.2ld:%2.2ld", days, h, m, s);
   else std::snprintf(buf, sizeof buf, "%2.2ld:%2.2ld:%2.2ld", h, m, s);
   return buf;
+}
+
+std::string SlurmPriorityFlagsString(uint32_t flags) {
+  std::string out;
+  auto add = [&](const char* name) { out += (out.empty() ? "" : ",") + std::string(name); };
+  if (flags & kFlagAccrueAlways) add("ACCRUE_ALWAYS");
+  if (flags & kFlagSizeRelative) add("SMALL_RELATIVE_TO_TIME");
+  if (flags & kFlagCalculateRunning) add("CALCULATE_RUNNING");
+  if (flags & kFlagDepthOblivious) add("DEPTH_OBLIVIOUS");
+  if (!(flags & kFlagFairTree)) add("NO_FAIR_TREE");
+  if (flags & kFlagIncrOnly) add("INCR_ONLY");
+  if (flags & kFlagMaxTres) add("MAX_TRES");
+  if (flags & kFlagNoNormalAll) add("NO_NORMAL_ALL");
+  return out;
 }
 
 std::optional<uint32_t> SlurmUint32(const std::string& text, std::string* why) {

@@ -57,6 +57,11 @@ SlurmTimeSetting ReadSlurmTimeSetting(std::string_view text, SlurmTimeKind kind)
 // `scontrol show config`; "UNLIMITED" for 0xffffffff.
 std::string SlurmTimeString(uint32_t seconds);
 
+// PriorityFlags as `scontrol show config` prints them (priority_flags_string,
+// slurm-22-05-8-1:src/common/slurm_protocol_defs.c): any NO_NORMAL_* bit
+// prints as NO_NORMAL_ALL there, and a cleared FAIR_TREE bit as NO_FAIR_TREE.
+std::string SlurmPriorityFlagsString(uint32_t flags);
+
 // s_p_handle_uint32 / s_p_handle_uint16: the value Slurm stores, or nullopt
 // with *why (Slurm's own words) when slurm.conf fails to parse.
 std::optional<uint32_t> SlurmUint32(const std::string& text, std::string* why);

@@ -72,13 +72,16 @@ elif what == "config":
         print(f"{k}\t{v}")
 elif what == "tres":
     print(c["priority/fairway"]["tres_factors"])
+elif what == "mode":
+    print(c["priority/fairway"]["mode"])
 elif what == "logs":
     for f in j["findings"]:
         for said in re.findall(r'logs "([^"]*)', f.get("priority/fairway", {}).get("does", "")):
             print(said.split(" ...")[0])
 elif what == "summary":
     print(f"MaxAge {shown['PriorityMaxAge']}, HalfLife {shown['PriorityDecayHalfLife']}, "
-          f"CalcPeriod {shown['PriorityCalcPeriod']}, QOS weight {shown['PriorityWeightQOS']}")
+          f"CalcPeriod {shown['PriorityCalcPeriod']}, QOS weight {shown['PriorityWeightQOS']}, "
+          f"PriorityFlags '{shown['PriorityFlags']}'")
 PY
 }
 
@@ -135,6 +138,10 @@ check_case() {
           on) grep -q 'TRES factors disabled' <<<"$lines" && mismatch+=" TRES factors claimed on, but logged disabled;"
               checked+=", TRES factors on" ;;
         esac
+        # Fairway's start line names the fairshare mode in force.
+        key=$(claim mode "$type")
+        grep -q "fairshare mode $key;" <<<"$lines" || mismatch+=" mode claimed $key, log says '$(grep -o 'fairshare mode [a-z_]*' <<<"$lines" | tail -1)';"
+        checked+=", mode $key"
         # Every 'logs "..."' claim names the start of a line Fairway logs.
         while IFS= read -r said; do
           [ -z "$said" ] && continue
@@ -169,7 +176,9 @@ check_case "PriorityWeightTRES for a TRES not configured" PriorityWeightTRES=cpu
 check_case "PriorityWeightTRES=cpu=-1" PriorityWeightTRES=cpu=-1
 check_case "FairShareDampeningFactor=0" FairShareDampeningFactor=0
 check_case "unknown and substring PriorityFlags" PriorityFlags=BOGUS,NO_FAIR_TREES
+check_case "PriorityFlags in lower case, joined by ;" "PriorityFlags=max_tres;depth_oblivious"
 check_case "PriorityParameters bad key and value" "PriorityParameters=fairshar=ranged,usage_bootstrap=sometimes"
+check_case "PriorityParameters bad mode" "PriorityParameters=fairshare=rangedd"
 check_case "PriorityWeightQOS=010 (octal)" PriorityWeightQOS=010
 check_case "PriorityWeightAge=abc" PriorityWeightAge=abc
 check_case "weights summing above 2^32 - 1" PriorityWeightQOS=4294967295

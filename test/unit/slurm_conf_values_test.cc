@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include "slurm_values.h"
+
 namespace fairway {
 namespace {
 
@@ -108,6 +110,15 @@ TEST(SlurmConfValues, WholeNumbersAsStrtoulBaseZero) {
   EXPECT_EQ(SlurmBoolean("Up"), true);
   EXPECT_EQ(SlurmBoolean("0"), false);
   EXPECT_FALSE(SlurmBoolean("maybe"));
+}
+
+TEST(SlurmConfValues, PriorityFlagsAsScontrolPrintsThem) {
+  EXPECT_EQ(SlurmPriorityFlagsString(kFlagFairTree), "");
+  EXPECT_EQ(SlurmPriorityFlagsString(0), "NO_FAIR_TREE");
+  EXPECT_EQ(SlurmPriorityFlagsString(kFlagDepthOblivious), "DEPTH_OBLIVIOUS,NO_FAIR_TREE");
+  // Slurm prints any NO_NORMAL_* bit as NO_NORMAL_ALL.
+  EXPECT_EQ(SlurmPriorityFlagsString(kFlagFairTree | kFlagMaxTres | kFlagNoNormalQos),
+            "MAX_TRES,NO_NORMAL_ALL");
 }
 
 }  // namespace
