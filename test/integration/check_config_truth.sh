@@ -54,35 +54,37 @@ start_ctld() {
   echo down
 }
 
-# claim WHAT TYPE: one claim of check-config's JSON in $dir/claims.json.
-#  starts: "up" or "down"; config: KEY<TAB>VALUE per scontrol-show-config
-#  claim; tres: on/off/none; logs: each line Fairway is claimed to log (up to
-#  "..."); summary: the main values, for the PASS line.
-claim() {
-  python3 - "$dir/claims.json" "$1" "$2" <<'PY'
-import json, re, sys
-j = json.load(open(sys.argv[1]))
-what, plugin = sys.argv[2], sys.argv[3]
+# Debian's python3 (scripts/install-deps), not a version manager's shim,
+# which costs a second per call.
+PYTHON=$(command -v /usr/bin/python3 || command -v python3)
+
+# read_claims TYPE: check-config's claims in $dir/claims.json, read once:
+# sets want (up/down), tres (on/off/none), mode and summary, and writes
+# $dir/claims.config (KEY<TAB>VALUE as scontrol show config should print
+# it) and $dir/claims.logs (each line Fairway is claimed to log, up to "...").
+read_claims() {
+  eval "$("$PYTHON" - "$dir" "$1" <<'PY'
+import json, re, shlex, sys
+d, plugin = sys.argv[1], sys.argv[2]
+j = json.load(open(f"{d}/claims.json"))
 c = j["controllers"]
 shown = c["scontrol_show_config"]
-if what == "starts":
-    print("up" if c[plugin]["starts"] else "down")
-elif what == "config":
+with open(f"{d}/claims.config", "w") as f:
     for k, v in shown.items():
-        print(f"{k}\t{v}")
-elif what == "tres":
-    print(c["priority/fairway"]["tres_factors"])
-elif what == "mode":
-    print(c["priority/fairway"]["mode"])
-elif what == "logs":
-    for f in j["findings"]:
-        for said in re.findall(r'logs "([^"]*)', f.get("priority/fairway", {}).get("does", "")):
-            print(said.split(" ...")[0])
-elif what == "summary":
-    print(f"MaxAge {shown['PriorityMaxAge']}, HalfLife {shown['PriorityDecayHalfLife']}, "
-          f"CalcPeriod {shown['PriorityCalcPeriod']}, QOS weight {shown['PriorityWeightQOS']}, "
-          f"PriorityFlags '{shown['PriorityFlags']}'")
+        f.write(f"{k}\t{v}\n")
+with open(f"{d}/claims.logs", "w") as f:
+    for finding in j["findings"]:
+        for said in re.findall(r'logs "([^"]*)', finding.get("priority/fairway", {}).get("does", "")):
+            f.write(said.split(" ...")[0] + "\n")
+fw = c["priority/fairway"]
+summary = (f"MaxAge {shown['PriorityMaxAge']}, HalfLife {shown['PriorityDecayHalfLife']}, "
+           f"CalcPeriod {shown['PriorityCalcPeriod']}, QOS weight {shown['PriorityWeightQOS']}, "
+           f"PriorityFlags '{shown['PriorityFlags']}'")
+for name, value in (("want", "up" if c[plugin]["starts"] else "down"),
+                    ("tres", fw["tres_factors"]), ("mode", fw["mode"]), ("summary", summary)):
+    print(f"{name}={shlex.quote(value)}")
 PY
+)"
 }
 
 # The value of KEY in `scontrol show config` as saved in $dir/config
@@ -97,7 +99,7 @@ stop_ctld
 # check_case NAME LINE...: each LINE is KEY=VALUE (replaces KEY) or -KEY
 # (removes it). Compares check-config's claims with both controllers.
 check_case() {
-  local name=$1 type want got key value before lines t0=$SECONDS
+  local name=$1 type want got key value before lines t0=$SECONDS tres mode summary
   shift
   cp "$dir/slurm.conf.base" "$dir/case.conf"
   for line in "$@"; do
@@ -109,7 +111,7 @@ check_case() {
   for type in priority/multifactor priority/fairway; do
     sed -i "s|^PriorityType=.*|PriorityType=$type|" "$dir/case.conf"
     "$FAIRWAY" check-config --json "$dir/case.conf" > "$dir/claims.json"
-    want=$(claim starts "$type")
+    read_claims "$type"
     cp "$dir/case.conf" "$conf"
     before=$(stat -c %s "$c/log/slurmctld.log" 2>/dev/null || echo 0)
     got=$(start_ctld)
@@ -129,31 +131,30 @@ check_case() {
         if [ "$real" != "$value" ]; then
           mismatch+=" $key: check-config says '$value', scontrol shows '$real';"
         fi
-      done < <(claim config "$type")
+      done < "$dir/claims.config"
       if [ "$type" = priority/fairway ]; then
         lines=$(tail -c +$((before + 1)) "$c/log/slurmctld.log")
-        case $(claim tres "$type") in
+        case $tres in
           off) grep -q 'TRES factors disabled' <<<"$lines" || mismatch+=" TRES factors claimed off, no 'TRES factors disabled' line;"
                checked+=", TRES factors off" ;;
           on) grep -q 'TRES factors disabled' <<<"$lines" && mismatch+=" TRES factors claimed on, but logged disabled;"
               checked+=", TRES factors on" ;;
         esac
         # Fairway's start line names the fairshare mode in force.
-        key=$(claim mode "$type")
-        grep -q "fairshare mode $key;" <<<"$lines" || mismatch+=" mode claimed $key, log says '$(grep -o 'fairshare mode [a-z_]*' <<<"$lines" | tail -1)';"
-        checked+=", mode $key"
+        grep -q "fairshare mode $mode;" <<<"$lines" || mismatch+=" mode claimed $mode, log says '$(grep -o 'fairshare mode [a-z_]*' <<<"$lines" | tail -1)';"
+        checked+=", mode $mode"
         # Every 'logs "..."' claim names the start of a line Fairway logs.
         while IFS= read -r said; do
           [ -z "$said" ] && continue
           grep -qF -- "$said" <<<"$lines" || mismatch+=" no log line '$said';"
           checked+=", logged '${said:0:50}'"
-        done < <(claim logs "$type")
+        done < "$dir/claims.logs"
       fi
       if [ -n "$mismatch" ]; then
         fail "$name, $type:$mismatch"
         continue
       fi
-      checked+=", $(claim summary "$type") as claimed"
+      checked+=", $summary as claimed"
     fi
     pass "$name, $type: $checked"
   done
