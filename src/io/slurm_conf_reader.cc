@@ -39,6 +39,12 @@ const std::map<std::string, std::string>& KnownSettings() {
   return known;
 }
 
+// A time as written, for messages.
+std::string ExactText(int64_t seconds) {
+  return seconds == kSlurmTimeHuge ? std::string("more than 10^12 s")
+                                   : std::to_string(seconds) + " s";
+}
+
 std::string ToUpper(std::string s) {
   for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   return s;
@@ -121,8 +127,8 @@ class Reader {
           t.exact_seconds < 60) {
         why = "'" + value + "' is less than 1 minute";
       } else if (t.exact_seconds >= 0) {
-        why = "'" + value + "' is " + std::to_string(t.exact_seconds) +
-              " s: Slurm's time parser computes in 32 bits and gets a negative number";
+        why = "'" + value + "' is " + ExactText(t.exact_seconds) +
+              ": Slurm's time parser computes in 32 bits and gets a negative number";
       } else if (t.exact_seconds < -1) {
         why = "'" + value + "' is negative";
       } else if (kind == SlurmTimeKind::kCalcPeriod &&
@@ -140,8 +146,8 @@ class Reader {
                 "uses " + held, "uses " + held);
     } else if (t.wrapped) {
       BothStart(line, Severity::kError, name, value,
-                "'" + value + "' is " + std::to_string(t.exact_seconds) +
-                    " s, beyond Slurm's 32-bit time parser: slurmctld holds " + held,
+                "'" + value + "' is " + ExactText(t.exact_seconds) +
+                    ", beyond Slurm's 32-bit time parser: slurmctld holds " + held,
                 "uses " + held, "uses " + held);
     } else if (t.rounded) {
       BothStart(line, Severity::kWarning, name, value,

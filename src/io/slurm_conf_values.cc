@@ -56,13 +56,15 @@ bool IsInfiniteWord(std::string_view s) {
   return l == "-1" || l == "infinite" || l == "unlimited";
 }
 
-// The same fields in exact arithmetic (no wrap; a field of more than 15
-// digits saturates): what the text meant, for messages. Requires a valid
-// timespec.
+// The same fields in exact arithmetic (no wrap): what the text meant, for
+// messages. kSlurmTimeHuge when a field has more than 12 digits. Requires a
+// valid timespec.
 int64_t ExactSeconds(const std::string& s) {
-  auto number = [](const std::string& digits) {
+  bool huge = false;
+  auto number = [&](const std::string& digits) {
     int64_t v = 0;
-    for (char c : digits) v = v >= int64_t{100000000000000} ? v : v * 10 + (c - '0');
+    if (digits.size() > 12) huge = true;
+    else for (char c : digits) v = v * 10 + (c - '0');
     return v;
   };
   auto fields = [&](const std::string& text) {
@@ -70,16 +72,20 @@ int64_t ExactSeconds(const std::string& s) {
     for (const std::string& f : Split(text, ':')) out.push_back(number(f));
     return out;
   };
+  int64_t total = 0;
   const size_t dash = s.find('-');
-  if (dash == 0) return -number(s.substr(1)) * 86400;  // "-5": minus five days
-  if (dash != std::string::npos) {
+  if (dash == 0) {
+    total = -number(s.substr(1)) * 86400;  // "-5": minus five days
+  } else if (dash != std::string::npos) {
     std::vector<int64_t> f = fields(s.substr(dash + 1));
     f.resize(3, 0);
-    return number(s.substr(0, dash)) * 86400 + f[0] * 3600 + f[1] * 60 + f[2];
+    total = number(s.substr(0, dash)) * 86400 + f[0] * 3600 + f[1] * 60 + f[2];
+  } else {
+    std::vector<int64_t> f = fields(s);
+    total = f.size() == 3 ? f[0] * 3600 + f[1] * 60 + f[2] : f[0] * 60 + (f.size() > 1 ? f[1] : 0);
   }
-  std::vector<int64_t> f = fields(s);
-  if (f.size() == 3) return f[0] * 3600 + f[1] * 60 + f[2];
-  return f[0] * 60 + (f.size() > 1 ? f[1] : 0);
+  if (huge) return total < 0 || dash == 0 ? -2 * 86400 : kSlurmTimeHuge;
+  return total;
 }
 
 }  // namespace
@@ -126,8 +132,8 @@ SlurmTimeSetting ReadSlurmTimeSetting(std::string_view text, SlurmTimeKind kind)
   }
   if (!IsInfiniteWord(s) && IsValidTimespec(s)) {
     int64_t exact = ExactSeconds(s);
-    t.rounded = exact % 60 != 0 && exact > 0;
-    t.exact_seconds = exact >= 0 ? (exact + 59) / 60 * 60 : exact;
+    t.rounded = exact != kSlurmTimeHuge && exact % 60 != 0 && exact > 0;
+    t.exact_seconds = exact >= 0 && exact != kSlurmTimeHuge ? (exact + 59) / 60 * 60 : exact;
   }
   if (!t.accepted) return t;
   t.infinite = minutes == kSlurmTimeInfinite;

@@ -34,6 +34,8 @@ int32_t SlurmTimeStrToSecs(std::string_view text);
 // time_str2mins: time_str2secs rounded up to whole minutes (same wrap).
 int32_t SlurmTimeStrToMins(std::string_view text);
 
+constexpr int64_t kSlurmTimeHuge = INT64_MAX;
+
 // Which read_config.c rule a time setting follows.
 enum class SlurmTimeKind {
   kHalfLifeOrMaxAge,  // PriorityDecayHalfLife, PriorityMaxAge: >= 0 or INFINITE
@@ -48,7 +50,8 @@ struct SlurmTimeSetting {
   bool rounded = false;        // seconds were rounded up to a whole minute
   uint32_t seconds = 0;        // what slurm_conf holds, when accepted
   // The text's value in exact arithmetic, whole minutes rounded up, in
-  // seconds; -1 when the text is not a time or is INFINITE.
+  // seconds; -1 when the text is not a time or is INFINITE;
+  // kSlurmTimeHuge when a field has more than 12 digits.
   int64_t exact_seconds = -1;
 };
 SlurmTimeSetting ReadSlurmTimeSetting(std::string_view text, SlurmTimeKind kind);

@@ -167,6 +167,8 @@ check_case "half-life INFINITE" PriorityDecayHalfLife=INFINITE
 check_case "PriorityMaxAge=INFINITE" PriorityMaxAge=INFINITE
 check_case "PriorityMaxAge=999999-0 (32-bit wrap)" PriorityMaxAge=999999-0
 check_case "PriorityMaxAge=30000-0 (wraps negative)" PriorityMaxAge=30000-0
+check_case "PriorityMaxAge=35791394 (minutes round up past 2^31)" PriorityMaxAge=35791394
+check_case "PriorityMaxAge of 23 digits (sscanf saturates, wraps to 0)" PriorityMaxAge=99999999999999999999999
 check_case "PriorityMaxAge=0" PriorityMaxAge=0
 check_case "PriorityMaxAge=-5" PriorityMaxAge=-5
 check_case "PriorityMaxAge=abc" PriorityMaxAge=abc

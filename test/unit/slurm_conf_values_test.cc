@@ -64,6 +64,16 @@ TEST(SlurmConfValues, MaxAgeAndHalfLifeSettings) {
   EXPECT_FALSE(ReadSlurmTimeSetting("30000-0", SlurmTimeKind::kHalfLifeOrMaxAge).accepted);
   EXPECT_FALSE(ReadSlurmTimeSetting("99999999999", SlurmTimeKind::kHalfLifeOrMaxAge).accepted);
 
+  // Minutes that round up past 2^31 - 1 are refused; 23 digits saturate in
+  // sscanf (LONG_MAX, truncated to int -1), so -60 s rounds to 0 minutes.
+  EXPECT_FALSE(ReadSlurmTimeSetting("35791394", SlurmTimeKind::kHalfLifeOrMaxAge).accepted);
+  SlurmTimeSetting digits =
+      ReadSlurmTimeSetting("99999999999999999999999", SlurmTimeKind::kHalfLifeOrMaxAge);
+  EXPECT_TRUE(digits.accepted);
+  EXPECT_TRUE(digits.wrapped);
+  EXPECT_EQ(digits.seconds, 0u);
+  EXPECT_EQ(digits.exact_seconds, kSlurmTimeHuge);
+
   SlurmTimeSetting plain = ReadSlurmTimeSetting("14-0", SlurmTimeKind::kHalfLifeOrMaxAge);
   EXPECT_TRUE(plain.accepted);
   EXPECT_FALSE(plain.wrapped);
