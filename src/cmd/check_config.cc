@@ -261,8 +261,9 @@ CheckReport CheckSlurmConf(const SlurmConf& conf, const CheckOptions& options) {
                  std::string("0 divides by zero in the fairshare formula 2^(-U/S/d)") +
                      (used ? "" : "; the fairshare mode in force (fair_tree) does not use it"),
                  {true, "unused under Fair Tree (the default); under NO_FAIR_TREE or "
-                        "DEPTH_OBLIVIOUS every fairshare factor becomes 2^-inf = 0 (NaN for "
-                        "associations without usage)"},
+                        "DEPTH_OBLIVIOUS its 2^(-U/S/d) divides by zero "
+                        "(slurm-22-05-8-1:src/plugins/priority/multifactor/"
+                        "priority_multifactor.c, priority_p_calc_fs_factor)"},
                  {true, "logs \"FairShareDampeningFactor: 0 would divide by zero (using 1)\" "
                         "and uses 1"},
                  "use 1 (no dampening) or more");

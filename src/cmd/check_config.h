@@ -2,7 +2,10 @@
 // `fairway check-config`: reads a slurm.conf, prints every Diagnostic of the
 // reader plus consistency checks of the priority settings (weight overflow,
 // weight resolution, decay/reset conflicts, PriorityType, dampening, ranged
-// tree depth). CheckSlurmConf is pure so the unit tests call it directly.
+// tree depth), each with what slurmctld really does under
+// priority/multifactor and under priority/fairway (established on live
+// controllers: test/integration/check_config_truth.sh). CheckSlurmConf is
+// pure so the unit tests call it directly.
 #ifndef FAIRWAY_CMD_CHECK_CONFIG_H_
 #define FAIRWAY_CMD_CHECK_CONFIG_H_
 
