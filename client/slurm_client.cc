@@ -107,6 +107,7 @@ bool LoadControllerState(ControllerState* state, std::string* error) {
   state->state_save_location = Str(conf->state_save_location);
   state->cluster_name = Str(conf->cluster_name);
   state->private_usage = conf->private_data & PRIVATE_DATA_USAGE;
+  state->private_jobs = conf->private_data & PRIVATE_DATA_JOBS;
   std::string weight_tres = Str(conf->priority_weight_tres);
   slurm_free_ctl_conf(conf);
 

@@ -46,7 +46,8 @@ struct ControllerState {
   std::string priority_type;
   std::string state_save_location;
   Params params;
-  bool private_usage = false;
+  bool private_usage = false;  // PrivateData=usage
+  bool private_jobs = false;   // PrivateData=jobs
   std::vector<std::string> tres_names;  // the controller's TRES order
   std::vector<ControllerAssoc> assocs;  // in the controller's list order
   std::vector<ControllerQos> qos;

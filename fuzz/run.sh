@@ -38,8 +38,12 @@ mkdir -p "$build/obj" "$build/artifacts" "$build/corpus" || exit 2
 flags="-std=c++17 -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all -I$top/src"
 [ "${FUZZ_SKIP_KNOWN_BUGS:-0}" = 1 ] && flags="$flags -DFAIRWAY_FUZZ_SKIP_KNOWN_BUGS"
 
-# The core library's sources, as Makefile.am lists them (CORE_SOURCES).
-core=$(sed -n '/^CORE_SOURCES = /,/^$/p' "$top/Makefile.am" | tr ' \\\t' '\n\n\n' | grep '\.cc$')
+# The libraries' sources, as Makefile.am lists them (the core, the readers
+# and the simulator: the tree and scenario targets fuzz the readers). Each
+# list ends at its first line without a continuation backslash.
+core=$(for list in CORE_SOURCES IO_SOURCES SIM_SOURCES; do
+  sed -n "/^$list = /,/[^\\]\$/p" "$top/Makefile.am"
+done | tr ' \\\t' '\n\n\n' | grep '\.cc$')
 [ -n "$core" ] || { echo "fuzz/run.sh: no CORE_SOURCES in Makefile.am" >&2; exit 2; }
 
 # Compile the core once (in parallel, only what changed), with coverage

@@ -32,7 +32,8 @@ struct AssocNode {
 };
 
 // Links and normalised shares, derived as slurmctld's association manager
-// derives them (API brief §2.5).
+// derives them (assoc_mgr_normalize_assoc_shares in
+// slurm-22-05-8-1:src/common/assoc_mgr.c).
 struct AssocLinks {
   int32_t parent = -1;     // direct parent index; -1 for root and orphans
   int32_t fs_parent = -1;  // first ancestor whose shares are not "parent"

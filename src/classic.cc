@@ -90,6 +90,33 @@ long double NormalizedUsage(long double usage_raw, long double root_usage_raw) {
   return norm;
 }
 
+OneAssocUsage ComputeOneAssocUsage(const OneAssocUsageInputs& in, bool depth_oblivious) {
+  OneAssocUsage out;
+  out.usage_norm = NormalizedUsage(in.usage_raw, in.root_usage_raw);
+  if (in.parent_is_root) {
+    out.usage_efctv = out.usage_norm;
+  } else if (in.uses_parent) {
+    out.usage_efctv = in.parent_efctv;
+  } else if (depth_oblivious) {
+    DepthObliviousInputs d;
+    d.shares_norm = in.shares_norm;
+    d.parent_shares_norm = in.parent_shares_norm;
+    d.parent_efctv = in.parent_efctv;
+    d.usage_norm = out.usage_norm;
+    for (size_t k = 0; k < in.sibling_count; ++k) {
+      d.siblings_usage_norm += k == in.self_index ? out.usage_norm : in.sibling_usage_norm[k];
+    }
+    out.usage_efctv = DepthObliviousEffectiveUsage(d);
+  } else {
+    // Classic, and also Fair Tree: multifactor applies the classic formula
+    // here in every mode (priority_p_set_assoc_usage in
+    // slurm-22-05-8-1:src/plugins/priority/multifactor/priority_multifactor.c).
+    out.usage_efctv =
+        ClassicEffectiveUsage(out.usage_norm, in.parent_efctv, in.shares_raw, in.level_shares);
+  }
+  return out;
+}
+
 namespace {
 
 long double ClassicEfctv(const AssocTree& tree, int32_t i, const FairshareResults& r) {

@@ -67,14 +67,18 @@ void CalcLevel(const AssocTree& tree, std::vector<int32_t> siblings, bool accoun
 
 }  // namespace
 
-long double FairTreeLevelFs(const AssocTree& tree, int32_t i, long double usage_efctv) {
-  const AssocNode& node = tree.node(i);
-  if (node.uses_parent()) {
-    return node.is_user() ? static_cast<long double>(INFINITY) : kNoValLd;
-  }
-  long double S = tree.links(i).shares_norm;
+long double FairTreeLevelFs(double shares_norm, long double usage_efctv, bool uses_parent,
+                            bool is_user) {
+  if (uses_parent) return is_user ? static_cast<long double>(INFINITY) : kNoValLd;
+  long double S = shares_norm;
   if (S == 0.0L) return 0.0L;
   return S / usage_efctv;  // U == 0 gives +inf, a valid value
+}
+
+long double FairTreeLevelFs(const AssocTree& tree, int32_t i, long double usage_efctv) {
+  const AssocNode& node = tree.node(i);
+  return FairTreeLevelFs(tree.links(i).shares_norm, usage_efctv, node.uses_parent(),
+                         node.is_user());
 }
 
 void ComputeFairTree(const AssocTree& tree, FairshareResults* results) {

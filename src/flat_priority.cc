@@ -25,33 +25,16 @@ void ComputeFlatPriority(const FlatJob& job, const FlatWeights& weights,
                          const ClusterInputs& cluster, int64_t now, FlatResult* out) {
   const Params& params = *weights.params;
   const FlatPartition* part = job.partition;
-  // Unweighted factors, as ComputeJobPriorityInto computes them.
-  const double age = terms::AgeFactor(job.accrue_time, params, now);
-  const double fairshare = job.has_assoc && params.weight_fairshare ? job.fairshare_factor : 0.0;
-  const terms::JobSizeTerms size =
-      terms::SizeTermsOf(job, part != nullptr, part ? part->max_time_min : kNoVal);
-  const double job_size =
-      terms::JobSizeFactor(size, params, cluster.cluster_cpus, cluster.node_count);
-  double partition = 0.0;
-  if (part && part->priority_job_factor && params.weight_partition) {
-    partition = terms::PartitionFactor(part->priority_job_factor, part->norm_priority, params);
-  }
-  double assoc = 0.0;
-  if (job.has_assoc && params.weight_assoc) {
-    assoc = (params.flags & kFlagNoNormalAssoc) ? job.assoc_priority : job.assoc_priority_norm;
-  }
-  double qos = 0.0;
-  if (job.has_qos && job.qos_priority && params.weight_qos) {
-    qos = (params.flags & kFlagNoNormalQos) ? job.qos_priority : job.qos_norm_priority;
-  }
-
   bool had_nan = false;
-  out->age = terms::Sane(age * static_cast<double>(params.weight_age), &had_nan);
-  out->assoc = terms::Sane(assoc * static_cast<double>(params.weight_assoc), &had_nan);
-  out->fairshare = terms::Sane(fairshare * static_cast<double>(params.weight_fairshare), &had_nan);
-  out->job_size = terms::Sane(job_size * static_cast<double>(params.weight_job_size), &had_nan);
-  out->partition = terms::Sane(partition * static_cast<double>(params.weight_partition), &had_nan);
-  out->qos = terms::Sane(qos * static_cast<double>(params.weight_qos), &had_nan);
+  const terms::ScalarFactors w = terms::WeightedFactors(
+      terms::UnweightedFactors(job, part, params, cluster.cluster_cpus, cluster.node_count, now),
+      params, &had_nan);
+  out->age = w.age;
+  out->assoc = w.assoc;
+  out->fairshare = w.fairshare;
+  out->job_size = w.job_size;
+  out->partition = w.partition;
+  out->qos = w.qos;
   out->site = job.site_factor;
   out->nice = job.nice;
   // The TRES with no weight add +0.0 each to the general sum (every
@@ -65,10 +48,7 @@ void ComputeFlatPriority(const FlatJob& job, const FlatWeights& weights,
   }
   tres_sum = terms::Sane(tres_sum, &had_nan);
 
-  const double site_term = static_cast<double>(static_cast<int64_t>(out->site) - kNiceOffset);
-  const double nice_term = static_cast<double>(static_cast<int64_t>(out->nice) - kNiceOffset);
-  out->sum = out->age + out->assoc + out->fairshare + out->job_size + out->partition +
-              out->qos + tres_sum + site_term - nice_term;
+  out->sum = terms::PrioritySum(w, tres_sum, out->site, out->nice);
   out->priority = PriorityFromSum(out->sum, &out->clamped);
   out->had_nan = had_nan;
 }

@@ -70,6 +70,11 @@ uint32_t PriorityFromSum(double sum, bool* clamped) {
   return static_cast<uint32_t>(static_cast<uint64_t>(sum));
 }
 
+uint32_t PriorityAfterIncrOnly(uint32_t computed, uint32_t previous, const Params& params) {
+  if ((params.flags & kFlagIncrOnly) && previous > computed) return previous;
+  return computed;
+}
+
 JobPriority ComputeJobPriority(const JobInputs& job, const Params& params,
                                const ClusterInputs& cluster, int64_t now) {
   JobPriority out;
@@ -94,47 +99,30 @@ void ComputeJobPriorityInto(const JobInputs& job, const Params& params,
     out.factors.site = out.factors.nice = out.weighted.site = out.weighted.nice = kNiceOffset;
     return;
   }
-  PriorityFactors& f = out.factors;
-  f.age = terms::AgeFactor(job.accrue_time, params, now);
-  if (job.has_assoc && params.weight_fairshare) f.fairshare = job.fairshare_factor;
-  const terms::JobSizeTerms size = terms::SizeTermsOf(
-      job, job.partition.has_value(), job.partition ? job.partition->max_time_min : kNoVal);
-  f.job_size = terms::JobSizeFactor(size, params, cluster.cluster_cpus, cluster.node_count);
-  if (job.partition && job.partition->priority_job_factor && params.weight_partition) {
-    f.partition = PartitionFactor(*job.partition, params);
-  }
-  f.site = job.site_factor;
-  if (job.has_assoc && params.weight_assoc) {
-    f.assoc = (params.flags & kFlagNoNormalAssoc) ? job.assoc_priority : job.assoc_priority_norm;
-  }
-  if (job.has_qos && job.qos_priority && params.weight_qos) {
-    f.qos = (params.flags & kFlagNoNormalQos) ? job.qos_priority : job.qos_norm_priority;
-  }
-  f.nice = job.nice;
-
-  PriorityFactors& w = out.weighted;
   bool had_nan = false;
-  w.age = Sane(f.age * static_cast<double>(params.weight_age), &had_nan);
-  w.assoc = Sane(f.assoc * static_cast<double>(params.weight_assoc), &had_nan);
-  w.fairshare = Sane(f.fairshare * static_cast<double>(params.weight_fairshare), &had_nan);
-  w.job_size = Sane(f.job_size * static_cast<double>(params.weight_job_size), &had_nan);
-  w.partition = Sane(f.partition * static_cast<double>(params.weight_partition), &had_nan);
-  w.qos = Sane(f.qos * static_cast<double>(params.weight_qos), &had_nan);
+  const PartitionInputs* job_part = job.partition ? &*job.partition : nullptr;
+  const terms::ScalarFactors unweighted =
+      terms::UnweightedFactors(job, job_part, params, cluster.cluster_cpus,
+                               cluster.node_count, now);
+  const terms::ScalarFactors weighted = terms::WeightedFactors(unweighted, params, &had_nan);
+  PriorityFactors& f = out.factors;
+  terms::CopyScalarFactors(unweighted, &f);
+  f.site = job.site_factor;
+  f.nice = job.nice;
+  PriorityFactors& w = out.weighted;
+  terms::CopyScalarFactors(weighted, &w);
   w.site = f.site;
   w.nice = f.nice;
   if (!params.weight_tres.empty()) {
     const double tres_sum =
-        TresTerms(job, job.partition ? &*job.partition : nullptr, params, &f.tres, &w.tres);
+        TresTerms(job, job_part, params, &f.tres, &w.tres);
     out.tres_sum = Sane(tres_sum, &had_nan);
   } else {
     f.tres.clear();
     w.tres.clear();
   }
 
-  const double site_term = static_cast<double>(static_cast<int64_t>(w.site) - kNiceOffset);
-  const double nice_term = static_cast<double>(static_cast<int64_t>(w.nice) - kNiceOffset);
-  out.sum = w.age + w.assoc + w.fairshare + w.job_size + w.partition + w.qos + out.tres_sum +
-            site_term - nice_term;
+  out.sum = terms::PrioritySum(weighted, out.tres_sum, w.site, w.nice);
   out.priority = PriorityFromSum(out.sum, &out.clamped);
 
   // Multi-partition jobs: the same terms with each partition's own partition
@@ -146,17 +134,16 @@ void ComputeJobPriorityInto(const JobInputs& job, const Params& params,
     if (!params.weight_tres.empty()) {
       part_tres = Sane(TresTerms(job, &part, params, nullptr, &part_tres_weighted), &had_nan);
     }
-    double sum = PartitionFactor(part, params) * static_cast<double>(params.weight_partition);
-    sum += (w.age + w.assoc + w.fairshare + w.job_size + w.qos + part_tres + site_term -
-            nice_term);
+    const double sum = terms::PartitionPrioritySum(
+        weighted, PartitionFactor(part, params) * static_cast<double>(params.weight_partition),
+        part_tres, w.site, w.nice);
     bool clamped = false;
     uint32_t value = PriorityFromSum(sum, &clamped);
     out.clamped = out.clamped || clamped;
     uint32_t previous = p < job.previous_partition_priorities.size()
                             ? job.previous_partition_priorities[p]
                             : 0;
-    if ((params.flags & kFlagIncrOnly) && previous >= value) value = previous;
-    out.partition_priorities.push_back(value);
+    out.partition_priorities.push_back(PriorityAfterIncrOnly(value, previous, params));
   }
   out.had_nan = had_nan;
 }

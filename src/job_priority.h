@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // A job's priority factors and their weighted sum, as priority/multifactor
-// 22.05 computes them (API brief §4): age, association, fairshare, job size,
-// partition, QOS, site, nice and per-TRES factors; weights; truncation toward
-// zero; floor 1 (0 means held); clamp to 2^32 - 1; per-partition priorities
-// for multi-partition jobs. Pure; the caller supplies "now".
+// 22.05 computes them (_get_priority_internal and set_priority_factors in
+// slurm-22-05-8-1:src/plugins/priority/multifactor/priority_multifactor.c):
+// age, association, fairshare, job size, partition, QOS, site, nice and
+// per-TRES factors; weights; truncation toward zero; floor 1 (0 means held);
+// clamp to 2^32 - 1; per-partition priorities for multi-partition jobs.
+// Pure; the caller supplies "now".
 #ifndef FAIRWAY_JOB_PRIORITY_H_
 #define FAIRWAY_JOB_PRIORITY_H_
 
@@ -86,7 +88,9 @@ void ComputeJobPriorityInto(const JobInputs& job, const Params& params,
                             const ClusterInputs& cluster, int64_t now, JobPriority* result);
 
 // sprio's row for one partition of a multi-partition job, as multifactor
-// 22.05 builds it (API brief §8 bug 6, kept for identical sprio output):
+// 22.05 builds it (priority_p_get_priority_factors_list in
+// slurm-22-05-8-1:src/plugins/priority/multifactor/priority_multifactor.c,
+// kept for identical sprio output):
 // *row_tres holds the job's weighted TRES factors on entry; each entry with
 // a count and a partition total is replaced by count / total (every entry,
 // by the raw count, with NO_NORMAL_TRES), then every entry is weighted
@@ -115,6 +119,11 @@ inline uint64_t JobTresCount(const JobInputs& job, size_t i) {
 // The integer priority of a weighted sum: floor 1, truncation toward zero,
 // clamp to 2^32 - 1; NaN gives 1. *clamped is set when the clamp applied.
 uint32_t PriorityFromSum(double sum, bool* clamped);
+
+// PriorityFlags=INCR_ONLY, the one place it is applied: the value a job's
+// priority (or one partition's entry) takes when `computed` replaces
+// `previous`. With the flag it never goes down; without it, `computed`.
+uint32_t PriorityAfterIncrOnly(uint32_t computed, uint32_t previous, const Params& params);
 
 }  // namespace fairway
 

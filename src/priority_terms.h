@@ -80,7 +80,8 @@ inline double JobSizeFactor(const JobSizeTerms& job, const Params& params, uint3
     if (params.favor_small) js = 1.0 - js;
   } else if (params.favor_small) {
     // Unsigned differences, as in Slurm: an oversized request wraps to a
-    // huge value and is clamped to 1 (API brief §8 bug 11, kept for parity).
+    // huge value and is clamped to 1 (_get_priority_internal in
+    // slurm-22-05-8-1:src/plugins/priority/multifactor/priority_multifactor.c, kept for parity).
     js = static_cast<double>(nodes - min_nodes) / static_cast<double>(nodes);
     if (cpu_cnt) {
       js += static_cast<double>(cpus - cpu_cnt) / static_cast<double>(cpus);
@@ -122,6 +123,81 @@ inline double Sane(double value, bool* had_nan) {
     return 0.0;
   }
   return value;
+}
+
+// The six scalar factors of a job, unweighted or weighted.
+struct ScalarFactors {
+  double age = 0, assoc = 0, fairshare = 0, job_size = 0, partition = 0, qos = 0;
+};
+
+// Copies the six scalar factors between any two of the structs that hold
+// them under the same names (ScalarFactors, PriorityFactors, FlatResult,
+// the plugin's records).
+template <typename From, typename To>
+void CopyScalarFactors(const From& from, To* to) {
+  to->age = from.age;
+  to->assoc = from.assoc;
+  to->fairshare = from.fairshare;
+  to->job_size = from.job_size;
+  to->partition = from.partition;
+  to->qos = from.qos;
+}
+
+// The unweighted scalar factors of a job (JobInputs or FlatJob: the same
+// field names) in its partition `part` (PartitionInputs or FlatPartition,
+// nullptr for none): each 0 when its weight is 0, as in Slurm.
+template <typename Job, typename Partition>
+ScalarFactors UnweightedFactors(const Job& job, const Partition* part, const Params& params,
+                                uint32_t cluster_cpus, uint32_t node_count, int64_t now) {
+  ScalarFactors f;
+  f.age = AgeFactor(job.accrue_time, params, now);
+  if (job.has_assoc && params.weight_fairshare) f.fairshare = job.fairshare_factor;
+  const JobSizeTerms size = SizeTermsOf(job, part != nullptr, part ? part->max_time_min : kNoVal);
+  f.job_size = JobSizeFactor(size, params, cluster_cpus, node_count);
+  if (part && part->priority_job_factor && params.weight_partition) {
+    f.partition = PartitionFactor(part->priority_job_factor, part->norm_priority, params);
+  }
+  if (job.has_assoc && params.weight_assoc) {
+    f.assoc = (params.flags & kFlagNoNormalAssoc) ? job.assoc_priority : job.assoc_priority_norm;
+  }
+  if (job.has_qos && job.qos_priority && params.weight_qos) {
+    f.qos = (params.flags & kFlagNoNormalQos) ? job.qos_priority : job.qos_norm_priority;
+  }
+  return f;
+}
+
+// Each factor times its weight, NaN replaced by 0 (noted in *had_nan).
+inline ScalarFactors WeightedFactors(const ScalarFactors& f, const Params& params, bool* had_nan) {
+  ScalarFactors w;
+  w.age = Sane(f.age * static_cast<double>(params.weight_age), had_nan);
+  w.assoc = Sane(f.assoc * static_cast<double>(params.weight_assoc), had_nan);
+  w.fairshare = Sane(f.fairshare * static_cast<double>(params.weight_fairshare), had_nan);
+  w.job_size = Sane(f.job_size * static_cast<double>(params.weight_job_size), had_nan);
+  w.partition = Sane(f.partition * static_cast<double>(params.weight_partition), had_nan);
+  w.qos = Sane(f.qos * static_cast<double>(params.weight_qos), had_nan);
+  return w;
+}
+
+// The weighted sum, added in Slurm's order (the order changes the last
+// bits). site and nice are stored with kNiceOffset added.
+inline double PrioritySum(const ScalarFactors& w, double tres_sum, uint32_t site, uint32_t nice) {
+  const double site_term = static_cast<double>(static_cast<int64_t>(site) - kNiceOffset);
+  const double nice_term = static_cast<double>(static_cast<int64_t>(nice) - kNiceOffset);
+  return w.age + w.assoc + w.fairshare + w.job_size + w.partition + w.qos + tres_sum + site_term -
+         nice_term;
+}
+
+// The sum for one partition of a multi-partition job: that partition's
+// weighted partition factor and TRES sum with the job's other terms, in
+// Slurm's order for priority_array entries.
+inline double PartitionPrioritySum(const ScalarFactors& w, double partition_weighted,
+                                   double partition_tres_sum, uint32_t site, uint32_t nice) {
+  const double site_term = static_cast<double>(static_cast<int64_t>(site) - kNiceOffset);
+  const double nice_term = static_cast<double>(static_cast<int64_t>(nice) - kNiceOffset);
+  double sum = partition_weighted;
+  sum += (w.age + w.assoc + w.fairshare + w.job_size + w.qos + partition_tres_sum + site_term -
+          nice_term);
+  return sum;
 }
 
 }  // namespace fairway::terms

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Numeric conventions shared with Slurm 22.05, restated so that the core needs
 // no Slurm header: sentinel values, the nice offset and the PriorityFlags bits.
-// Values are those of slurm/slurm.h and slurm/slurmdb.h (see the API brief §2.2).
+// Values are those of slurm-22-05-8-1:slurm/slurm.h and slurm-22-05-8-1:slurm/slurmdb.h.
 #ifndef FAIRWAY_SLURM_VALUES_H_
 #define FAIRWAY_SLURM_VALUES_H_
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // How much usage a running or ending job adds for one slice of time, as
-// priority/multifactor's _apply_new_usage computes it (API brief §3.5): the
+// priority/multifactor's _apply_new_usage computes it
+// (slurm-22-05-8-1:src/plugins/priority/multifactor/priority_multifactor.c): the
 // decayed and undecayed billing-seconds, the wall seconds, and the TRES
 // run-seconds to release from GrpTRESRunMins bookkeeping. Pure arithmetic;
 // the caller adds the results to the QOS and association chain under locks.

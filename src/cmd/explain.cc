@@ -149,6 +149,67 @@ bool PrintAssocPath(const ExplainModel& m, int32_t target) {
   return all_match;
 }
 
+// The refusal of a job the controller does not list, in sprio's words.
+constexpr const char* kNotFound = "Unable to find jobs matching user/id(s) specified";
+
+// Partial view: the visible associations from the topmost visible ancestor
+// down to `target`, with what the core recomputes from their own values,
+// then one line naming what PrivateData=usage hides. Returns false when a
+// recomputed value differs from the controller's.
+bool PrintVisiblePath(const ExplainModel& m, int32_t target) {
+  const client::ControllerState& st = m.state;
+  const FairshareMode mode = m.fairshare.mode;
+  std::vector<int32_t> path;
+  for (int32_t a = target; a >= 0; a = FindVisibleAssoc(st, st.assocs[a].node.parent_id)) {
+    path.push_back(a);
+    if (path.size() > st.assocs.size()) break;  // a cycle: never loop
+  }
+  std::reverse(path.begin(), path.end());
+  std::printf("Fairshare mode: %s (partial view: the associations PrivateData=usage lets you see)\n  %s\n",
+              FairshareModeName(mode), ModeFormula(mode));
+  // The recomputed level value and, last, the controller's (Fair Tree:
+  // LevelFS = S/U; ranged: f); the other modes have none to show.
+  const char* level_name = mode == FairshareMode::kFairTree ? "LevelFS"
+                           : mode == FairshareMode::kRanged ? "f"
+                                                            : "";
+  const std::string ctld_level = *level_name ? std::string("ctld ") + level_name : "";
+  std::printf("  %-22s %8s %8s %10s %14s %10s %12s %10s %12s\n", "association", "shares", "level",
+              "S", "usage", "U/UE/u", level_name, "F", ctld_level.c_str());
+  bool all_match = true;
+  VisibleFairshare last;
+  for (int32_t i : path) {
+    const client::ControllerAssoc& c = st.assocs[i];
+    const AssocNode& n = c.node;
+    VisibleFairshare v = ExplainVisibleFairshare(st, i);
+    std::string name = n.is_user() ? n.acct + "/" + n.user : n.acct;
+    std::string shares = n.uses_parent() ? "parent" : std::to_string(n.shares_raw);
+    std::string level = c.level_shares == kNoVal ? "" : std::to_string(c.level_shares);
+    std::string lfs, controller;
+    if (v.has_level) {
+      lfs = Ld(v.level);
+      controller = Ld(v.controller_level);
+      if (!v.level_match) {
+        controller += " MISMATCH";
+        all_match = false;
+      }
+    }
+    // Fair Tree gives accounts no factor; elsewhere an unknown one is hidden.
+    std::string factor = v.factor_known                                    ? Fmt("%.6f", v.factor)
+                         : n.is_user() || mode != FairshareMode::kFairTree ? "hidden"
+                                                                           : "";
+    if (v.factor_known && !v.factor_recomputed) factor += "*";
+    std::printf("  %-22s %8s %8s %10.6f %14.0Lf %10s %12s %10s %12s\n", name.c_str(),
+                shares.c_str(), level.c_str(), c.shares_norm, n.usage_raw, Ld(c.usage_efctv).c_str(),
+                lfs.c_str(), factor.c_str(), controller.c_str());
+    last = v;
+  }
+  if (last.factor_known && !last.factor_recomputed) {
+    std::printf("  (* the controller's value)\n");
+  }
+  std::printf("  %s\n", last.hidden.c_str());
+  return all_match;
+}
+
 int ExplainAssoc(const Options& o) {
   ExplainModel m;
   if (!LoadModel(&m, nullptr, nullptr)) return kError;
@@ -160,6 +221,43 @@ int ExplainAssoc(const Options& o) {
     if (i < 0) {
       std::fprintf(stderr, "fairway explain: no association %s (account[,user])\n", id.c_str());
       status = kError;
+      continue;
+    }
+    if (m.partial) {
+      VisibleFairshare v = ExplainVisibleFairshare(m.state, i);
+      const client::ControllerAssoc& c = m.state.assocs[i];
+      if (o.json) {
+        nlohmann::json j = {{"account", c.node.acct}, {"user", c.node.user},
+                            {"mode", FairshareModeName(m.fairshare.mode)}, {"partial", true},
+                            {"shares_norm", c.shares_norm},
+                            {"usage_raw", static_cast<double>(c.node.usage_raw)},
+                            {"usage_efctv", static_cast<double>(c.usage_efctv)},
+                            {"factor_recomputed", v.factor_recomputed}, {"hidden", v.hidden}};
+        if (v.factor_known) j["factor"] = v.factor;
+        if (v.has_level) {
+          j["level"] = static_cast<double>(v.level);
+          j["controller_level"] = static_cast<double>(v.controller_level);
+        }
+        std::printf("%s\n", j.dump(2).c_str());
+        if (!v.level_match) status = std::max(status, kMismatch);
+        continue;
+      }
+      std::printf("Association %s\n", id.c_str());
+      if (!PrintVisiblePath(m, i)) {
+        std::printf("RESULT: MISMATCH between the recomputation from the visible values and the "
+                    "controller\n");
+        status = std::max(status, kMismatch);
+      } else if (v.has_level) {
+        std::printf("RESULT: the visible values reproduce the controller's %s; the factor F "
+                    "depends on hidden associations\n",
+                    m.fairshare.mode == FairshareMode::kRanged ? "local factor f" : "LevelFS");
+      } else if (v.factor_recomputed) {
+        std::printf("RESULT: F recomputed from the controller's UE and S; how UE arises depends "
+                    "on hidden associations\n");
+      } else {
+        std::printf("RESULT: nothing recomputable from the visible values; F is the "
+                    "controller's\n");
+      }
       continue;
     }
     if (o.json) {
@@ -184,6 +282,17 @@ int ExplainAssoc(const Options& o) {
   return status;
 }
 
+// A job the controller did not list: absent, or another user's under
+// PrivateData=jobs. slurmctld tells the two apart for no one (scontrol
+// says "Invalid job id specified" for both), so neither do we; the words
+// are sprio's.
+void PrintNoJob(const char* who, const std::string& id, const client::ControllerState& state) {
+  std::fprintf(stderr, "%s: job %s: %s%s\n", who, id.c_str(), kNotFound,
+               state.private_jobs ? " (PrivateData=jobs: slurmctld lists only your own jobs and "
+                                    "those of the accounts you coordinate)"
+                                  : "");
+}
+
 void PrintJobRow(const ExplainModel& m, const client::ControllerJob& job, const JobExplanation& r) {
   const Params& p = m.state.params;
   const PriorityFactors& f = r.result.factors;
@@ -198,11 +307,23 @@ void PrintJobRow(const ExplainModel& m, const client::ControllerJob& job, const 
   line("age", "accrued " + std::to_string(accrued) + " s of PriorityMaxAge " +
                   std::to_string(p.max_age_s) + " s (now: " + Fmt("%.6f", r.age_now) + ")",
        f.age, p.weight_age, w.age);
-  line("association", "priority " + std::to_string(r.inputs.assoc_priority) +
-                          ((p.flags & kFlagNoNormalAssoc) ? " (NO_NORMAL_ASSOC)" : " / max"),
+  auto taken = [&](const char* what) {
+    return std::find(r.from_controller.begin(), r.from_controller.end(), what) !=
+           r.from_controller.end();
+  };
+  line("association", taken("association")
+                          ? std::string("controller's (the largest Priority is hidden)")
+                          : "priority " + std::to_string(r.inputs.assoc_priority) +
+                                ((p.flags & kFlagNoNormalAssoc) ? " (NO_NORMAL_ASSOC)" : " / max"),
        f.assoc, p.weight_assoc, w.assoc);
-  line("fairshare", std::string(FairshareModeName(m.fairshare.mode)) + " (path below)", f.fairshare,
-       p.weight_fairshare, w.fairshare);
+  std::string fs_input = std::string(FairshareModeName(m.fairshare.mode)) + " (path below)";
+  if (m.partial) {
+    fs_input = taken("fairshare") ? "controller's (association hidden)"
+               : r.visible.factor_recomputed
+                   ? std::string(FairshareModeName(m.fairshare.mode)) + " F from UE, S (below)"
+                   : "controller's F of the job's association (below)";
+  }
+  line("fairshare", fs_input, f.fairshare, p.weight_fairshare, w.fairshare);
   line("job size", std::to_string(r.inputs.min_nodes) + " of " + std::to_string(m.state.node_count) +
                        " nodes, " + std::to_string(r.inputs.min_cpus) + " of " +
                        std::to_string(m.state.cluster_cpus) + " CPUs" +
@@ -256,7 +377,7 @@ int ExplainJobs(const Options& o) {
       return job_id && j.job_id == *job_id;
     });
     if (it == jobs.end()) {
-      std::fprintf(stderr, "fairway explain: no job %s\n", id.c_str());
+      PrintNoJob("fairway explain", id, m.state);
       status = kError;
       continue;
     }
@@ -280,19 +401,48 @@ int ExplainJobs(const Options& o) {
                                      {"job_size", w.job_size}, {"partition", w.partition},
                                      {"qos", w.qos}, {"tres", w.tres}}},
                        {"mismatches", r.mismatches}});
+        if (m.partial) {
+          out.back()["partial"] = true;
+          out.back()["from_controller"] = r.from_controller;
+          out.back()["hidden"] = r.visible.assoc >= 0 ? r.visible.hidden : "the job's association";
+        }
       }
     } else {
       std::printf("Job %u: user %s, account %s, partition %s, QOS %s, %s\n", it->job_id,
                   it->user.c_str(), it->account.c_str(), it->partition.c_str(), it->qos.c_str(),
                   it->pending ? "pending" : "not pending");
       for (const JobExplanation& r : rows) PrintJobRow(m, *it, r);
-      int32_t assoc = m.tree.Find(it->assoc_id);
-      if (assoc >= 0) {
+      if (m.partial) {
+        int32_t assoc = FindVisibleAssoc(m.state, it->assoc_id);
         std::printf("\n");
-        PrintAssocPath(m, assoc);
+        if (assoc >= 0) {
+          match = PrintVisiblePath(m, assoc) && match;
+        } else {
+          std::printf("Fairshare: hidden: the job's association (PrivateData=usage: slurmctld "
+                      "sends only your own associations and those of the accounts you "
+                      "coordinate)\n");
+        }
+        std::vector<std::string> taken = rows.empty() ? std::vector<std::string>{}
+                                                      : rows[0].from_controller;
+        std::string note;
+        for (const std::string& t : taken) note += (note.empty() ? "" : ", ") + t;
+        if (match) {
+          std::printf("\nRESULT: the visible factors reproduce the controller's priority%s%s%s\n",
+                      note.empty() ? "" : " (taken from the controller, their inputs being hidden: ",
+                      note.c_str(), note.empty() ? "" : ")");
+        } else {
+          std::printf("\nRESULT: MISMATCH: the visible factors do not reproduce the controller's "
+                      "priority\n");
+        }
+      } else {
+        int32_t assoc = m.tree.Find(it->assoc_id);
+        if (assoc >= 0) {
+          std::printf("\n");
+          PrintAssocPath(m, assoc);
+        }
+        std::printf("\nRESULT: %s\n", match ? "recomputed priority equals the controller's"
+                                           : "MISMATCH between the recomputation and the controller");
       }
-      std::printf("\nRESULT: %s\n", match ? "recomputed priority equals the controller's"
-                                         : "MISMATCH between the recomputation and the controller");
     }
     if (!match) status = std::max(status, kMismatch);
   }
@@ -315,7 +465,7 @@ int CompareJobs(const Options& o) {
     auto it = std::find_if(jobs.begin(), jobs.end(),
                            [&](const client::ControllerJob& j) { return id && j.job_id == *id; });
     if (it == jobs.end()) {
-      std::fprintf(stderr, "fairway explain compare: no job %s\n", o.ids[k].c_str());
+      PrintNoJob("fairway explain compare", o.ids[k], m.state);
       return kError;
     }
     rows[k] = ExplainJob(m, *it, factors, time(nullptr));

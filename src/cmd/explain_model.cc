@@ -61,6 +61,11 @@ bool BuildExplainModel(client::ControllerState state, ExplainModel* model, std::
   std::vector<AssocNode> nodes;
   for (const auto& a : model->state.assocs) nodes.push_back(a.node);
   const FairshareMode mode = model->state.params.Mode();
+  if (model->state.private_usage && ViewIsPartial(model->state)) {
+    model->partial = true;
+    model->fairshare.mode = mode;
+    return true;
+  }
   if (!model->tree.Build(std::move(nodes), SharesNormalizedLikeFairTree(mode), error)) return false;
   if (mode == FairshareMode::kPlannedUse) {
     ReadLedger(model);
@@ -77,8 +82,8 @@ bool BuildExplainModel(client::ControllerState state, ExplainModel* model, std::
 int32_t FindExplainAssoc(const ExplainModel& model, const std::string& account,
                          const std::string& user, const std::string& partition) {
   const std::string acct = ToLower(account);
-  for (int32_t i = 0; i < static_cast<int32_t>(model.tree.size()); ++i) {
-    const AssocNode& n = model.tree.node(i);
+  for (int32_t i = 0; i < static_cast<int32_t>(model.state.assocs.size()); ++i) {
+    const AssocNode& n = model.state.assocs[i].node;
     if (n.acct == acct && n.user == user && (partition.empty() || n.partition == partition)) {
       return i;
     }
@@ -94,12 +99,30 @@ std::vector<JobExplanation> ExplainJob(const ExplainModel& model, const client::
   JobInputs base;
   base.job_id = job.job_id;
   base.accrue_time = job.accrue_time;
-  int32_t assoc = model.tree.Find(job.assoc_id);
-  base.has_assoc = assoc >= 0;
-  if (assoc >= 0) {
-    base.fairshare_factor = model.fairshare.assocs[assoc].job_factor;
-    base.assoc_priority = model.tree.node(assoc).priority;
-    base.assoc_priority_norm = model.tree.links(assoc).priority_norm;
+  VisibleFairshare visible;
+  bool fairshare_hidden = false, assoc_priority_hidden = false;
+  if (!model.partial) {
+    int32_t assoc = model.tree.Find(job.assoc_id);
+    base.has_assoc = assoc >= 0;
+    if (assoc >= 0) {
+      base.fairshare_factor = model.fairshare.assocs[assoc].job_factor;
+      base.assoc_priority = model.tree.node(assoc).priority;
+      base.assoc_priority_norm = model.tree.links(assoc).priority_norm;
+    }
+  } else {
+    // The controller found the job's association (it has an id) even when
+    // this user may not see it.
+    base.has_assoc = job.assoc_id != 0;
+    int32_t assoc = FindVisibleAssoc(state, job.assoc_id);
+    if (assoc >= 0) {
+      visible = ExplainVisibleFairshare(state, assoc);
+      base.assoc_priority = state.assocs[assoc].node.priority;
+      assoc_priority_hidden = !VisibleAssocPriorityNorm(state, assoc, &base.assoc_priority_norm);
+    } else {
+      assoc_priority_hidden = true;
+    }
+    fairshare_hidden = !visible.factor_known;
+    if (!fairshare_hidden) base.fairshare_factor = visible.factor;
   }
   for (const auto& q : state.qos) {
     if (q.name == job.qos) {
@@ -128,6 +151,29 @@ std::vector<JobExplanation> ExplainJob(const ExplainModel& model, const client::
     for (const auto& f : factors) {
       if (f.job_id == job.job_id && f.partition == name) row.controller = &f;
     }
+    row.visible = visible;
+    // Hidden inputs: the controller's factor, recovered from sprio's
+    // weighted value, so the core still computes the sum and the integer.
+    if (fairshare_hidden) {
+      row.from_controller.push_back("fairshare");
+      if (row.controller && params.weight_fairshare) {
+        row.inputs.fairshare_factor = row.controller->fairshare / params.weight_fairshare;
+      }
+    }
+    if (assoc_priority_hidden && params.weight_assoc) {
+      row.from_controller.push_back("association");
+      if (row.controller) {
+        const double factor = row.controller->assoc / params.weight_assoc;
+        row.inputs.assoc_priority_norm = factor;
+        if (params.flags & kFlagNoNormalAssoc) {
+          row.inputs.assoc_priority = static_cast<uint32_t>(std::llround(factor));
+        }
+      }
+    }
+    auto taken = [&](const char* what) {
+      return std::find(row.from_controller.begin(), row.from_controller.end(), what) !=
+             row.from_controller.end();
+    };
     row.age_now = ComputeJobPriority(row.inputs, params, cluster, now).factors.age;
     // Age at the controller's last computation: its weighted value / weight.
     int64_t age_time = now;
@@ -149,8 +195,8 @@ std::vector<JobExplanation> ExplainJob(const ExplainModel& model, const client::
         }
       };
       check("age", w.age, c.age);
-      check("association", w.assoc, c.assoc);
-      check("fairshare", w.fairshare, c.fairshare);
+      if (!taken("association")) check("association", w.assoc, c.assoc);
+      if (!taken("fairshare")) check("fairshare", w.fairshare, c.fairshare);
       check("job size", w.job_size, c.job_size);
       check("partition", w.partition, c.partition_factor);
       check("QOS", w.qos, c.qos);
@@ -168,6 +214,13 @@ std::vector<JobExplanation> ExplainJob(const ExplainModel& model, const client::
       row.priority_match = row.result.priority == row.controller_sum_priority;
     } else {
       row.priority_match = row.result.priority == job.priority;
+    }
+    if (visible.has_level && !visible.level_match) {
+      std::ostringstream text;
+      text.precision(10);
+      text << (params.Mode() == FairshareMode::kRanged ? "local factor f" : "LevelFS")
+           << ": recomputed " << visible.level << ", controller " << visible.controller_level;
+      row.mismatches.push_back(text.str());
     }
     rows.push_back(std::move(row));
   }

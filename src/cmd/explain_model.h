@@ -12,6 +12,7 @@
 
 #include "fairshare.h"
 #include "job_priority.h"
+#include "explain_visible.h"
 #include "planned_use.h"
 #include "slurm_client.h"
 
@@ -24,9 +25,15 @@ struct ExplainModel {
   bool have_ledger = false;     // planned use: ledger read from the state file
   PlannedUseLedger ledger;
   std::string ledger_note;      // why the ledger could not be read, if so
+  // PrivateData=usage and a requester who may not see the whole tree: the
+  // controller sent only some associations (ViewIsPartial). tree and
+  // fairshare.assocs are then empty; explain_visible explains what it can.
+  bool partial = false;
 };
 
-// Builds the tree and recomputes fairshare. False with *error on a bad tree.
+// Builds the tree and recomputes fairshare. Under PrivateData=usage a
+// partial view is no error: it sets model->partial instead. False with
+// *error on a bad tree.
 bool BuildExplainModel(client::ControllerState state, ExplainModel* model, std::string* error);
 
 // One partition row of a job's recomputation.
@@ -40,6 +47,12 @@ struct JobExplanation {
   bool factors_match = false;   // every weighted factor within 1e-6 relative
   bool priority_match = false;  // the integer equals the controller's
   std::vector<std::string> mismatches;
+  // Partial view only. The job's association as far as visible (assoc -1
+  // when hidden too), and the factors whose inputs PrivateData=usage hides,
+  // taken from sprio's row (weighted / weight) so that the rest can still
+  // be recomputed and checked: "fairshare", "association".
+  VisibleFairshare visible;
+  std::vector<std::string> from_controller;
 };
 
 // Recomputes a job's priority for each of its partitions. The age factor
@@ -50,7 +63,8 @@ std::vector<JobExplanation> ExplainJob(const ExplainModel& model, const client::
                                        int64_t now);
 
 // Index of the association of account[/user] (user empty = the account's
-// own association); -1 when absent.
+// own association) in the tree, which is also its index in state.assocs
+// (in a partial view, among the visible ones); -1 when absent.
 int32_t FindExplainAssoc(const ExplainModel& model, const std::string& account,
                          const std::string& user, const std::string& partition = "");
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Reads the priority settings of a slurm.conf text into Params, the way
-// Slurm 22.05's read_config.c reads them (API brief §2.2): keys are
+// Slurm 22.05 reads them (slurm-22-05-8-1:src/common/read_config.c): keys are
 // case-insensitive, '#' starts a comment, `Include` lines are skipped with a
 // note, NodeName lines are counted (nodes and CPUs) for capacity checks.
 // Every problem becomes a Diagnostic naming the setting and the value, with

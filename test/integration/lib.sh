@@ -177,3 +177,29 @@ summary() {
   printf '%d passed, %d failed\n' "$FW_PASSES" "$FW_FAILURES"
   [ "$FW_FAILURES" -eq 0 ]
 }
+
+# check_no_accounting_host DIR: runs test/host/no_accounting_host (the plugin
+# loaded with the association manager and no accounting connection) on copies
+# of DIR's saved association state: once with nothing else (the usage
+# bootstrap's path) and once with assoc_usage (no decay on the first pass).
+# Counts its PASS/FAIL lines. Needs a slurmctld that has saved its state
+# (stopped or restarted at least once).
+check_no_accounting_host() {
+  local dir=$1 host="$FW_TOP/test/host/no_accounting_host" case work out line
+  [ -x "$host" ] || { fail "no-accounting host: $host not built"; return; }
+  for case in without-usage with-usage; do
+    work=$(mktemp -d /tmp/fairway-host.XXXXXX)
+    cp "$dir/state/assoc_mgr_state" "$dir/state/last_tres" "$work/"
+    if [ "$case" = with-usage ]; then cp "$dir/state/assoc_usage" "$dir/state/qos_usage" "$work/"; fi
+    out=$(timeout 60 "$host" "$work" "$FW_PLUGIN_DIR/priority_fairway.so" 2>&1)
+    echo "$out" | grep -E '^(PASS|FAIL): ' | sed "s/^\(PASS\|FAIL\): /\1: no accounting connection, $case: /"
+    FW_PASSES=$((FW_PASSES + $(echo "$out" | grep -c '^PASS: ')))
+    line=$(echo "$out" | grep -cE '^FAIL: ')
+    FW_FAILURES=$((FW_FAILURES + line))
+    if ! echo "$out" | grep -qE '^[0-9]+ passed, [0-9]+ failed$'; then
+      fail "no accounting connection, $case: the host process died"
+      echo "$out" | tail -5
+    fi
+    rm -rf "$work"
+  done
+}

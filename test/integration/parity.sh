@@ -86,7 +86,8 @@ explain_all() {
 }
 
 # run_mode MODE FLAGS [EXTRA_PASSES]: extra passes let multifactor settle
-# where it reads values of an earlier pass (depth-oblivious, §8 bug 9).
+# where it reads values of an earlier pass (depth-oblivious, _set_assoc_usage_efctv in
+# slurm-22-05-8-1:src/plugins/priority/multifactor/priority_multifactor.c).
 run_mode() {
   local mode=$1 flags=$2 extra_passes=${3:-0}
   printf 'PriorityFlags=%s\n' "$flags" > "$dir/$mode.conf"
@@ -152,6 +153,10 @@ if [ -s "$out/update.fairway.sprio" ] && grep -q "Nice=77" "$out/update.fairway.
 else
   fail "update: job $job's sprio row after the update differs from multifactor's"
 fi
+
+# The plugin in a process with the association manager (this cluster's saved
+# state) and no accounting connection: no crash, no decay on the first pass.
+check_no_accounting_host "$dir/c"
 
 if grep -q "priority/fairway: fairshare mode" "$dir/c/log/slurmctld.log"; then
   pass "slurmctld's log shows priority/fairway loaded"

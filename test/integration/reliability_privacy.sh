@@ -1,6 +1,7 @@
 #!/bin/bash
 # Reliability 6: privacy. With PrivateData=jobs,usage and without it, real
-# unprivileged users (fwuser1..4), an operator (fwuser5, AdminLevel=Operator)
+# unprivileged users (fwuser1..4; fwuser2 coordinator of account c), an
+# operator (fwuser5, AdminLevel=Operator)
 # and root run sprio, sshare, sshare -a and `fairway explain job` (their own
 # job and another user's) against the live controller. The same state is
 # served once by priority/fairway and once by priority/multifactor
@@ -8,8 +9,15 @@
 # user), sshare rows (account, user, raw shares, raw usage) must be identical
 # under both plugins. Root and the operator see every job; under
 # PrivateData=jobs a plain user sees only their own; `fairway explain` of a
-# hidden job fails cleanly (non-zero exit, no crash) and the controller
-# stays up.
+# hidden job is refused with sprio's words and exit 3, and the controller
+# stays up. Under PrivateData=jobs,usage a plain user's `fairway explain` of
+# their own job is the partial explanation: every factor the controller
+# lets them see recomputed, equal to their own sprio (weighted factors and
+# priority), the hidden part named in one line; `explain assoc` of their
+# own association and `explain compare` of two own jobs work; a coordinator
+# gets the partial view with their account's rows; the operator still gets
+# the whole tree. Last, in classic mode (NO_FAIR_TREE), the user's F itself
+# is recomputed from their own row and equals sprio's.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -37,6 +45,25 @@ view() {
   done
 }
 ids() { cut -d' ' -f1 "$1" | tr '\n' ' '; }
+# own_jobs_equal_sprio TAG: fwuser1's partial explanation of each of its
+# jobs against its own sprio, which prints weighted factors with "%.0f":
+# the recomputed ones are printed the same way.
+own_jobs_equal_sprio() {
+  local tag=$1 id mine theirs
+  for id in "${job[fwuser1]}" "${job[fwuser1b]}"; do
+    as fwuser1 sprio -h -j "$id" -o '%Y %A %B %F %J %P %Q' > "$dir/out/sprio.$id" 2>&1
+    as fwuser1 "$FAIRWAY" explain job --json "$id" > "$dir/out/explain.$id.json" 2> "$dir/out/explain.$id.err"
+    mine=$(python3 -c 'import json,sys
+r = json.load(open(sys.argv[1]))[0]; w = r["weighted"]
+assert r["partial"] and r["match"], r
+print(r["recomputed_priority"], *["%.0f" % w[k] for k in ("age","assoc","fairshare","job_size","partition","qos")])' \
+      "$dir/out/explain.$id.json" 2>&1)
+    theirs=$(tr -s ' ' < "$dir/out/sprio.$id" | sed 's/^ //')
+    [ -n "$theirs" ] && [ "$mine" = "$theirs" ] \
+      && pass "$tag: fwuser1's job $id: priority and factors (PRIORITY AGE ASSOC FAIRSHARE JOBSIZE PARTITION QOS) equal its sprio: $mine" \
+      || fail "$tag: fwuser1's job $id: explain '$mine', sprio '$theirs'"
+  done
+}
 
 cat > "$dir/extra.conf" <<CONF
 PriorityCalcPeriod=1
@@ -47,6 +74,7 @@ log "starting cluster"
 start_cluster "$c" priority/fairway "$dir/extra.conf" || { fail "cluster start"; summary; exit 1; }
 create_example_tree
 sacctmgr -i modify user fwuser5 set adminlevel=operator >/dev/null
+sacctmgr -i add coordinator account=c names=fwuser2 >/dev/null  # of fwuser2 and fwuser3
 # Some usage (exact: no decay), then one pending job per user and root.
 submit_as fwuser1 -n2 --wrap 'sleep 3' >/dev/null
 submit_as fwuser4 -n1 --wrap 'sleep 2' >/dev/null
@@ -55,6 +83,8 @@ wait_decay_passes "$c" 1
 drain_node
 declare -A job
 for u in fwuser1 fwuser2 fwuser3 fwuser4 fwuser5; do job[$u]=$(submit_as "$u" -n1 --wrap 'sleep 1'); done
+# fwuser1's second job, ahead by QOS, for `explain compare`.
+job[fwuser1b]=$(submit_as fwuser1 -n1 --qos=high --wrap 'sleep 1')
 job[root]=$(sbatch --parsable -A root -n1 -o /dev/null --wrap 'sleep 1')
 all_jobs=$(printf '%s\n' "${job[@]}" | sort -n | tr '\n' ' ')
 log "jobs: $all_jobs"
@@ -94,7 +124,7 @@ for setting in none jobs,usage; do
     [ "$(ids "$dir/out/$setting.fairway.fwuser1.sprio")" = "$all_jobs" ] \
       && pass "PrivateData=none: fwuser1 sees all jobs" || fail "PrivateData=none: fwuser1 does not see all jobs"
   else
-    [ "$(ids "$dir/out/$setting.fairway.fwuser1.sprio")" = "${job[fwuser1]} " ] \
+    [ "$(ids "$dir/out/$setting.fairway.fwuser1.sprio")" = "${job[fwuser1]} ${job[fwuser1b]} " ] \
       && pass "PrivateData=jobs: fwuser1 sees only its own job in sprio" \
       || fail "PrivateData=jobs: fwuser1 sees '$(ids "$dir/out/$setting.fairway.fwuser1.sprio")'"
     if grep -qv '|fwuser1|\|^[^|]*||' "$dir/out/$setting.fairway.fwuser1.sshare-a"; then
@@ -119,27 +149,65 @@ for setting in none jobs,usage; do
     [ "$rc" = rc=0 ] && pass "PrivateData=$setting: $u explains job ${job[fwuser1]} (fwuser1's)" \
       || { fail "PrivateData=$setting: $u cannot explain fwuser1's job ($rc)"; head -5 "$dir/out/$setting.explain.$u.own"; }
   done
-  # A plain user's own job: explain needs the whole association tree, which
-  # PrivateData=usage hides from them; a clean refusal is what is required.
-  rc=$(tail -1 "$dir/out/$setting.explain.fwuser1.own")
-  msg=$(grep -v '^rc=' "$dir/out/$setting.explain.fwuser1.own" | head -1 | cut -c1-150)
-  if [ "$rc" = rc=0 ]; then
-    pass "PrivateData=$setting: fwuser1 explains its own job"
-  elif [ "$setting" != none ] && case $rc in rc=1 | rc=2 | rc=3) true ;; *) false ;; esac; then
-    pass "PrivateData=$setting: fwuser1's own job: explain refuses cleanly, the tree being hidden ($rc: $msg)"
+  # A plain user's own job: the whole explanation without PrivateData, the
+  # partial one (what they may see) under PrivateData=usage; either way it
+  # must reproduce the controller's priority (exit 0).
+  own=$dir/out/$setting.explain.fwuser1.own
+  rc=$(tail -1 "$own")
+  if [ "$rc" != rc=0 ]; then
+    fail "PrivateData=$setting: fwuser1 cannot explain its own job ($rc)"; head -5 "$own"
+  elif [ "$setting" = none ]; then
+    grep -q "^RESULT: recomputed priority equals the controller's" "$own" \
+      && pass "PrivateData=none: fwuser1 explains its own job, whole tree" \
+      || { fail "PrivateData=none: fwuser1's explanation has no matching RESULT"; cat "$own"; }
   else
-    fail "PrivateData=$setting: fwuser1 cannot explain its own job ($rc: $msg)"
+    if grep -q "^RESULT: the visible factors reproduce the controller's priority" "$own" \
+       && grep -q "partial view" "$own" && grep -qE '^  hidden: .*PrivateData=usage' "$own" \
+       && grep -qE '^  b/fwuser1 ' "$own"; then
+      pass "PrivateData=$setting: fwuser1 explains its own job: $(grep '^RESULT' "$own"); $(grep '^  hidden:' "$own" | cut -c3-90)..."
+    else
+      fail "PrivateData=$setting: fwuser1's own-job explanation lacks the partial view, its association or the RESULT"; cat "$own"
+    fi
+    own_jobs_equal_sprio "PrivateData=$setting"
+    out=$dir/out/explain.assoc
+    as fwuser1 "$FAIRWAY" explain assoc b,fwuser1 > "$out" 2>&1; rc=$?
+    [ $rc = 0 ] && grep -q "^RESULT: the visible values reproduce the controller's LevelFS" "$out" \
+      && pass "PrivateData=$setting: fwuser1 explains its own association: $(grep '^RESULT' "$out" | cut -c1-100)" \
+      || { fail "PrivateData=$setting: explain assoc b,fwuser1 as fwuser1 (rc=$rc)"; cat "$out"; }
+    out=$dir/out/explain.compare
+    as fwuser1 "$FAIRWAY" explain compare "${job[fwuser1b]}" "${job[fwuser1]}" > "$out" 2>&1; rc=$?
+    [ $rc = 0 ] && grep -qE "\(${job[fwuser1b]} ahead by [1-9]" "$out" && grep -qE '^  QOS ' "$out" \
+      && pass "PrivateData=$setting: fwuser1 compares its two jobs: $(head -1 "$out")" \
+      || { fail "PrivateData=$setting: explain compare as fwuser1 (rc=$rc)"; cat "$out"; }
+    # A coordinator (fwuser2, of account c) sees c's associations and jobs
+    # but not the root: the partial explanation, with the account's row.
+    out=$dir/out/explain.coord
+    as fwuser2 "$FAIRWAY" explain job "${job[fwuser3]}" > "$out" 2>&1; rc=$?
+    [ $rc = 0 ] && grep -q "partial view" "$out" && grep -qE '^  c ' "$out" && grep -qE '^  c/fwuser3 ' "$out" \
+      && grep -q "^RESULT: the visible factors reproduce the controller's priority" "$out" \
+      && pass "PrivateData=$setting: the coordinator of c explains fwuser3's job from c's rows: $(grep '^RESULT' "$out")" \
+      || { fail "PrivateData=$setting: coordinator fwuser2 explaining fwuser3's job (rc=$rc)"; cat "$out"; }
+    # The operator keeps the whole tree (the root's row in the path).
+    if grep -qE '^  root ' "$dir/out/$setting.explain.fwuser5.own" && ! grep -q "partial view" "$dir/out/$setting.explain.fwuser5.own"; then
+      pass "PrivateData=$setting: the operator's explanation of fwuser1's job has the whole tree"
+    else
+      fail "PrivateData=$setting: the operator's explanation is not the whole tree"; cat "$dir/out/$setting.explain.fwuser5.own"
+    fi
   fi
   rc=$(tail -1 "$dir/out/$setting.explain.fwuser1.other")
   if [ "$setting" = none ]; then
     [ "$rc" = rc=0 ] && pass "PrivateData=none: fwuser1 explains fwuser2's job" \
       || { fail "PrivateData=none: fwuser1 cannot explain fwuser2's job ($rc)"; head -5 "$dir/out/$setting.explain.fwuser1.other"; }
   else
-    case $rc in
-      rc=0) fail "PrivateData=jobs: fwuser1 explained fwuser2's hidden job"; head -5 "$dir/out/$setting.explain.fwuser1.other" ;;
-      rc=1 | rc=2 | rc=3) pass "PrivateData=jobs: explain of a hidden job fails cleanly ($rc: $(grep -v '^rc=' "$dir/out/$setting.explain.fwuser1.other" | head -1 | cut -c1-150))" ;;
-      *) fail "PrivateData=jobs: explain of a hidden job ended with $rc (crash?)"; head -5 "$dir/out/$setting.explain.fwuser1.other" ;;
-    esac
+    # The refusal sprio gives (its words), with the tool's exit 3.
+    refusal="Unable to find jobs matching user/id(s) specified"
+    sprio_says=$(as fwuser1 sprio -j "${job[fwuser2]}" 2>&1)
+    if [ "$rc" = rc=3 ] && grep -qF "$refusal" "$dir/out/$setting.explain.fwuser1.other" \
+       && [ "$sprio_says" = "$refusal" ]; then
+      pass "PrivateData=jobs: explain of fwuser2's job refused as sprio refuses it ($rc: $(grep -v '^rc=' "$dir/out/$setting.explain.fwuser1.other" | head -1 | cut -c1-120))"
+    else
+      fail "PrivateData=jobs: explain of fwuser2's job: $rc, sprio says '$sprio_says'"; cat "$dir/out/$setting.explain.fwuser1.other"
+    fi
     if cat "$dir/out/$setting.explain.fwuser1."* | grep -v '^rc=' | grep -qE "fwuser[2-5]|account=?[cdef]\b"; then
       fail "PrivateData=jobs,usage: fwuser1's explain output names other users or accounts"
     else
@@ -149,4 +217,18 @@ for setting in none jobs,usage; do
   timeout 10 scontrol ping | grep -q UP && pass "PrivateData=$setting: controller up after all user queries" \
     || fail "PrivateData=$setting: controller down"
 done
+
+# Classic fairshare (NO_FAIR_TREE), still PrivateData=jobs,usage: there the
+# user's own UE and S give F itself, recomputed and checked against sprio.
+printf 'PrivateData=jobs,usage\nPriorityFlags=NO_FAIR_TREE\n' > "$dir/pd.conf"
+since=$(date +%s)
+restart_ctld "$c" priority/fairway "$dir/pd.conf" >/dev/null 2>&1 || fail "classic: restart"
+for _ in $(seq 70); do [ "$(last_decay_ran "$c")" -ge "$since" ] && break; sleep 1; done
+sleep 1
+own_jobs_equal_sprio "PrivateData=jobs,usage, classic"
+own=$dir/out/classic.explain.fwuser1.own
+as fwuser1 "$FAIRWAY" explain job "${job[fwuser1]}" > "$own" 2>&1; rc=$?
+[ $rc = 0 ] && grep -q "F from UE, S" "$own" && grep -q "^RESULT: the visible factors reproduce the controller's priority" "$own" \
+  && pass "PrivateData=jobs,usage, classic: fwuser1's F recomputed from its UE and S: $(grep '^  fairshare' "$own" | tr -s ' ')" \
+  || { fail "PrivateData=jobs,usage, classic: fwuser1's own job (rc=$rc)"; cat "$own"; }
 summary

@@ -70,7 +70,7 @@ TEST(Classic, CalcFsFactorGuards) {
   EXPECT_EQ(CalcFsFactor(0.25L, 0.0L, 1), 0.0);
   EXPECT_EQ(CalcFsFactor(0.25L, -1.0L, 1), 0.0);
   EXPECT_EQ(CalcFsFactor(0.25L, 0.5L, 0), 0.0);  // no NaN for a zero damp factor
-  EXPECT_NEAR(CalcFsFactor(0.25L, 0.5L, 1), 0.707107, 1e-6);  // brief §6.3 probe value
+  EXPECT_NEAR(CalcFsFactor(0.25L, 0.5L, 1), 0.707107, 1e-6);  // 2^(-0.25/0.5)
   EXPECT_EQ(CalcFsFactor(0.0L, 0.5L, 1), 1.0);
 }
 
@@ -231,6 +231,47 @@ TEST(DepthOblivious, MatchesMultifactorsFormulaBitForBitOnRandomTrees) {
   EXPECT_GT(computed, 3000u);
   EXPECT_GT(damped, 500u);
   EXPECT_GT(computed - damped, 500u);
+}
+
+// priority_p_set_assoc_usage's values for one association.
+TEST(ComputeOneAssocUsage, EachBranch) {
+  OneAssocUsageInputs in;
+  in.usage_raw = 30;
+  in.root_usage_raw = 120;
+  in.parent_is_root = true;
+  OneAssocUsage out = ComputeOneAssocUsage(in, false);
+  EXPECT_EQ(out.usage_norm, 0.25L);
+  EXPECT_EQ(out.usage_efctv, 0.25L);  // child of root: its own usage_norm
+
+  in.parent_is_root = false;
+  in.uses_parent = true;
+  in.parent_efctv = 0.6L;
+  EXPECT_EQ(ComputeOneAssocUsage(in, false).usage_efctv, 0.6L);  // Fairshare=parent
+
+  in.uses_parent = false;
+  in.shares_raw = 1;
+  in.level_shares = 4;
+  EXPECT_EQ(ComputeOneAssocUsage(in, false).usage_efctv,
+            ClassicEffectiveUsage(0.25L, 0.6L, 1, 4));
+  EXPECT_EQ(ComputeOneAssocUsage(in, false).usage_efctv, 0.25L + (0.6L - 0.25L) / 4);
+
+  // Depth-oblivious: the association's own entry among its siblings is
+  // replaced by the usage_norm just computed (the stored one is stale).
+  in.shares_norm = 0.2;
+  in.parent_shares_norm = 0.5;
+  const long double siblings[] = {0.1L, 0.9L /* stale own value */, 0.05L};
+  in.sibling_usage_norm = siblings;
+  in.sibling_count = 3;
+  in.self_index = 1;
+  DepthObliviousInputs d;
+  d.shares_norm = 0.2;
+  d.parent_shares_norm = 0.5;
+  d.parent_efctv = 0.6L;
+  d.usage_norm = 0.25L;
+  d.siblings_usage_norm = 0.1L + 0.25L + 0.05L;
+  EXPECT_EQ(ComputeOneAssocUsage(in, true).usage_efctv, DepthObliviousEffectiveUsage(d));
+  d.siblings_usage_norm = 0.1L + 0.9L + 0.05L;
+  EXPECT_NE(ComputeOneAssocUsage(in, true).usage_efctv, DepthObliviousEffectiveUsage(d));
 }
 
 }  // namespace

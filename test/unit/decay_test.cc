@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// Decay factor and usage-reset boundaries (API brief §3.3, §3.7).
+// Decay factor and usage-reset boundaries (_apply_decay and _next_reset in
+// slurm-22-05-8-1:src/plugins/priority/multifactor/priority_multifactor.c).
 #include <gtest/gtest.h>
 
 #include <cfloat>
@@ -72,7 +73,7 @@ TEST(Decay, SelfCheckOfTheCivilTimeHelper) {
 // ---- decay factor --------------------------------------------------------------
 
 TEST(Decay, FactorPerSecondIsFirstOrderApproximation) {
-  // §3.3: 1 - 0.693 / half_life.
+  // _decay_thread sets decay_factor = 1 - 0.693 / half_life (priority_multifactor.c).
   EXPECT_DOUBLE_EQ(DecayFactorPerSecond(604800), 1.0 - 0.693 / 604800.0);
   EXPECT_DOUBLE_EQ(DecayFactorPerSecond(1000), 0.999307);
   EXPECT_DOUBLE_EQ(DecayFactorPerSecond(1), 0.307);
@@ -85,7 +86,7 @@ TEST(Decay, NonPositiveHalfLifeMeansNoDecay) {
 }
 
 TEST(Decay, OneDefaultHalfLifeIsAboutHalf) {
-  // §3.3: (1 - 0.693/604800)^604800 = e^(-0.693 - O(1/hl)) ~= 0.500073,
+  // (1 - 0.693/604800)^604800 = e^(-0.693 - O(1/hl)) ~= 0.500073,
   // slightly above 0.5 because 0.693 < ln 2.
   double f = DecayFactorPerSecond(604800);
   double d = DecayOver(f, 604800);

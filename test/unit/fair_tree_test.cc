@@ -19,7 +19,8 @@ FairshareResults BuildAndCompute(const std::vector<AssocNode>& nodes, AssocTree*
   return ComputeFairshare(*tree, Params{});
 }
 
-// API brief §3.8 [verified on 22.05.8]: tied accounts are not merged.
+// Tied accounts are not merged, as in 22.05.8 (_count_tied_accounts in
+// slurm-22-05-8-1:src/plugins/priority/multifactor/fair_tree.c).
 TEST(FairTree, TiedAccountsAreNotMerged) {
   AssocTree tree = LoadTree("fair_tree_tied_accounts.csv", FairshareMode::kFairTree);
   FairshareResults r = ComputeFairshare(tree, Params{});

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// Job priority factors, weights, truncation, floor and clamp (API brief §4).
+// Job priority factors, weights, truncation, floor and clamp, as
+// _get_priority_internal computes them
+// (slurm-22-05-8-1:src/plugins/priority/multifactor/priority_multifactor.c).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -59,7 +61,7 @@ TEST(JobPriority, AgeFactor) {
 }
 
 TEST(JobPriority, AgeWithZeroMaxAgeIsAlwaysOne) {
-  // §8.12: d < 0 is never true, so every accruing job gets 1.0.
+  // _get_priority_internal: d < 0 is never true, so every accruing job gets 1.0.
   Params p = NoWeights();
   p.weight_age = 1000;
   p.max_age_s = 0;
@@ -147,7 +149,7 @@ TEST(JobPriority, JobSizeFavorSmall) {
 }
 
 TEST(JobPriority, JobSizeFavorSmallOversizeWrapsToOne) {
-  // §8.11 (kept for parity): N - nodes in unsigned arithmetic wraps for a
+  // As _get_priority_internal (kept for parity): N - nodes in unsigned arithmetic wraps for a
   // request above the cluster size, and the huge result clamps to 1.
   Params p = SizeParams();
   p.favor_small = true;
@@ -597,6 +599,15 @@ TEST(JobPriority, MultiPartitionIncrOnlyNeverLowers) {
   m.job.previous_partition_priorities = {2000};  // shorter previous array: 0
   r = Compute(m.job, m.params);
   EXPECT_EQ(r.partition_priorities[1], 1500u);
+}
+
+TEST(JobPriority, IncrOnlyKeepsTheHigherPreviousValue) {
+  Params params;
+  EXPECT_EQ(PriorityAfterIncrOnly(10, 20, params), 10u);  // without the flag: as computed
+  params.flags |= kFlagIncrOnly;
+  EXPECT_EQ(PriorityAfterIncrOnly(10, 20, params), 20u);
+  EXPECT_EQ(PriorityAfterIncrOnly(30, 20, params), 30u);
+  EXPECT_EQ(PriorityAfterIncrOnly(20, 20, params), 20u);
 }
 
 TEST(JobPriority, MultiPartitionClampSetsFlag) {

@@ -257,7 +257,7 @@ TEST(Params, HugeNumbersAreRejectedNotWrapped) {
 
 TEST(Params, ModeFollowsPriorityFlagsUnlessOverridden) {
   Params p;
-  EXPECT_EQ(p.flags, static_cast<uint32_t>(kFlagFairTree));  // slurm.conf default (§2.2)
+  EXPECT_EQ(p.flags, static_cast<uint32_t>(kFlagFairTree));  // slurm.conf default (read_config.c)
   EXPECT_EQ(p.Mode(), FairshareMode::kFairTree);
   p.flags = kFlagDepthOblivious;
   EXPECT_EQ(p.Mode(), FairshareMode::kDepthOblivious);

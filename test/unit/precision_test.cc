@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// Overflow and precision (API brief §4.2 and §8 bug 11): weighted sums above
+// Overflow and precision (_get_priority_internal in
+// slurm-22-05-8-1:src/plugins/priority/multifactor/priority_multifactor.c): weighted sums above
 // 2^32 clamp, huge and tiny usage and extreme shares never let NaN or
 // infinity reach a fairshare factor in any mode, deep trees stay sane, and
 // decay over huge times floors at DBL_MIN. Expectations come from the
@@ -193,7 +194,7 @@ TEST(Precision, JustAboveAndJustBelowTheClamp) {
   EXPECT_FALSE(r.clamped);
 
   // 2^31 + (2^31 - 0.5) = 2^32 - 0.5 truncates to 2^32 - 1 (truncation
-  // toward zero, §4.2 step 6): no clamp needed.
+  // toward zero, as _get_priority_internal does): no clamp needed.
   p.weight_assoc = 0x80000000u;
   job.fairshare_factor = 1.0;
   job.assoc_priority_norm = 1.0 - 0.5 / 2147483648.0;
@@ -252,7 +253,7 @@ TEST(Precision, HugeTresWeightsClampAndNaNTermsAreDropped) {
   EXPECT_TRUE(r.clamped);
 
   // An infinite weight times a zero factor is NaN: it must not reach the
-  // integer conversion (§8 bug 11).
+  // integer conversion (in _get_priority_internal).
   p.weight_tres = {std::numeric_limits<double>::infinity(), 1.0};
   job.tres_req = {0, 5};
   r = ComputeJobPriority(job, p, kCluster, kNow);

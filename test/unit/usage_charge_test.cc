@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// One slice of job usage, as _apply_new_usage computes it (API brief §3.5).
+// One slice of job usage, as _apply_new_usage computes it (
+// slurm-22-05-8-1:src/plugins/priority/multifactor/priority_multifactor.c).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -40,7 +41,7 @@ TEST(UsageCharge, PlainSliceWithExactDecay) {
 
 TEST(UsageCharge, WholeSliceIsDiscountedAsIfUsedAtItsStart) {
   // Default 7-day half-life over a 300 s slice: 300 * f^300 with
-  // f = 1 - 0.693/604800 (brief §3.3, step 6).
+  // f = 1 - 0.693/604800 (as in _apply_new_usage).
   JobChargeInput in = RunningJob();
   in.end_period = in.start_period + 300;
   const double f = 1.0 - 0.693 / 604800.0;

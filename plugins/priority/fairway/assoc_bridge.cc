@@ -2,7 +2,9 @@
 #include "assoc_bridge.h"
 
 #include <algorithm>
+#include <mutex>
 #include <unordered_set>
+#include <vector>
 
 #include "classic.h"
 #include "prefetch.h"
@@ -204,39 +206,52 @@ void WriteFairshare(const AssocSnapshot& snapshot, const FairshareResults& resul
   }
 }
 
+AssocUsageValues ComputeAssocUsage(const slurmdb_assoc_rec_t* assoc, const PluginConfig& config) {
+  AssocUsageValues out;
+  const slurmdb_assoc_usage_t* usage = assoc->usage;
+  const slurmdb_assoc_rec_t* parent = usage->fs_assoc_ptr;
+  OneAssocUsageInputs in;
+  in.usage_raw = usage->usage_raw;
+  in.root_usage_raw = assoc_mgr_root_assoc->usage->usage_raw;
+  if (!parent) {
+    out.usage_norm = ComputeOneAssocUsage(in, false).usage_norm;
+    return out;
+  }
+  in.parent_is_root = parent == assoc_mgr_root_assoc;
+  in.uses_parent = assoc->shares_raw == SLURMDB_FS_USE_PARENT;
+  in.parent_efctv = parent->usage->usage_efctv;
+  in.shares_raw = assoc->shares_raw;
+  in.level_shares = usage->level_shares;
+  in.shares_norm = usage->shares_norm;
+  in.parent_shares_norm = parent->usage->shares_norm;
+  const bool depth_oblivious = config.params.Mode() == FairshareMode::kDepthOblivious;
+  static thread_local std::vector<long double> siblings;
+  siblings.clear();
+  if (depth_oblivious && parent->usage->children_list) {
+    ListIterator it = list_iterator_create(parent->usage->children_list);
+    while (auto* sibling = static_cast<slurmdb_assoc_rec_t*>(list_next(it))) {
+      if (sibling->shares_raw == SLURMDB_FS_USE_PARENT) continue;
+      if (sibling == assoc) in.self_index = siblings.size();
+      siblings.push_back(sibling->usage->usage_norm);
+    }
+    list_iterator_destroy(it);
+  }
+  in.sibling_usage_norm = siblings.data();
+  in.sibling_count = siblings.size();
+  const OneAssocUsage values = ComputeOneAssocUsage(in, depth_oblivious);
+  out.usage_norm = values.usage_norm;
+  out.usage_efctv = values.usage_efctv;
+  out.has_efctv = true;
+  return out;
+}
+
 void SetAssocUsage(slurmdb_assoc_rec_t* assoc, const PluginConfig& config) {
   if (!assoc || !assoc->usage || !assoc_mgr_root_assoc) return;
-  slurmdb_assoc_usage_t* usage = assoc->usage;
-  usage->usage_norm =
-      NormalizedUsage(usage->usage_raw, assoc_mgr_root_assoc->usage->usage_raw);
-  slurmdb_assoc_rec_t* parent = usage->fs_assoc_ptr;
-  if (!parent) return;
-  if (parent == assoc_mgr_root_assoc) {
-    usage->usage_efctv = usage->usage_norm;
-  } else if (assoc->shares_raw == SLURMDB_FS_USE_PARENT) {
-    usage->usage_efctv = parent->usage->usage_efctv;
-  } else if (config.params.Mode() == FairshareMode::kDepthOblivious) {
-    DepthObliviousInputs in;
-    in.shares_norm = usage->shares_norm;
-    in.parent_shares_norm = parent->usage->shares_norm;
-    in.parent_efctv = parent->usage->usage_efctv;
-    in.usage_norm = usage->usage_norm;
-    if (parent->usage->children_list) {
-      ListIterator it = list_iterator_create(parent->usage->children_list);
-      while (auto* sibling = static_cast<slurmdb_assoc_rec_t*>(list_next(it))) {
-        if (sibling->shares_raw != SLURMDB_FS_USE_PARENT) {
-          in.siblings_usage_norm += sibling->usage->usage_norm;
-        }
-      }
-      list_iterator_destroy(it);
-    }
-    usage->usage_efctv = DepthObliviousEffectiveUsage(in);
-  } else {
-    // Classic, and also Fair Tree (multifactor applies the classic formula
-    // here in every mode: §8 bug 19).
-    usage->usage_efctv = ClassicEffectiveUsage(usage->usage_norm, parent->usage->usage_efctv,
-                                               assoc->shares_raw, usage->level_shares);
-  }
+  static std::mutex writers;
+  std::lock_guard<std::mutex> hold(writers);
+  const AssocUsageValues values = ComputeAssocUsage(assoc, config);
+  assoc->usage->usage_norm = values.usage_norm;
+  if (values.has_efctv) assoc->usage->usage_efctv = values.usage_efctv;
 }
 
 }  // namespace fairway::plugin

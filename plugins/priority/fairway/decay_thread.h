@@ -3,7 +3,8 @@
 // can be told from multifactor's "decay"). Every PriorityCalcPeriod it
 // applies usage resets and decay, charges running jobs, recomputes
 // fairshare for the whole tree and the priority of pending jobs, then saves
-// the decay clock. Order and cadence follow priority/multifactor (§3.2).
+// the decay clock. Order and cadence follow priority/multifactor's
+// _decay_thread (slurm-22-05-8-1:src/plugins/priority/multifactor/priority_multifactor.c).
 #ifndef FAIRWAY_PLUGIN_DECAY_THREAD_H_
 #define FAIRWAY_PLUGIN_DECAY_THREAD_H_
 

@@ -32,7 +32,8 @@ bool PartitionWanted(const std::vector<part_record_t*>* filter, const part_recor
 }
 
 // The partition name is copied (multifactor lends part_record's own string,
-// a use-after-free if the partition goes away before packing: §8 bug 7), so
+// a use-after-free if the partition goes away before packing: _filter_job in
+// slurm-22-05-8-1:src/plugins/priority/multifactor/priority_multifactor.c), so
 // the list frees it with its objects.
 void DestroyFactors(void* object) {
   auto* factors = static_cast<priority_factors_object_t*>(object);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The sprio RPC: builds the list of weighted factor objects of the jobs a
-// requester may see, as priority/multifactor selects and filters them (§5.1).
+// requester may see, as priority/multifactor selects and filters them
+// (priority_p_get_priority_factors_list in
+// slurm-22-05-8-1:src/plugins/priority/multifactor/priority_multifactor.c).
 #ifndef FAIRWAY_PLUGIN_FACTORS_LIST_H_
 #define FAIRWAY_PLUGIN_FACTORS_LIST_H_
 

@@ -72,9 +72,16 @@ double FairshareFactor(job_record_t* job, const PluginConfig& config) {
   if (assoc->shares_raw == SLURMDB_FS_USE_PARENT && assoc->usage->fs_assoc_ptr) {
     fs_assoc = assoc->usage->fs_assoc_ptr;
   }
-  long double diff = fs_assoc->usage->usage_efctv - static_cast<long double>(NO_VAL);
-  if (diff > -1e-6 && diff < 1e-6) SetAssocUsage(fs_assoc, config);
-  return CalcFsFactor(fs_assoc->usage->usage_efctv,
+  // An association added since the last pass has no effective usage yet.
+  // multifactor stores one here, under the read lock (a data race); it is
+  // computed without storing it, and the next pass stores it.
+  long double efctv = fs_assoc->usage->usage_efctv;
+  long double diff = efctv - static_cast<long double>(NO_VAL);
+  if (diff > -1e-6 && diff < 1e-6 && assoc_mgr_root_assoc) {
+    const AssocUsageValues values = ComputeAssocUsage(fs_assoc, config);
+    if (values.has_efctv) efctv = values.usage_efctv;
+  }
+  return CalcFsFactor(efctv,
                       static_cast<long double>(fs_assoc->usage->shares_norm),
                       config.params.damp_factor);
 }
@@ -340,8 +347,6 @@ void StoreJobFactors(job_record_t* job, const StoredFactors& stored, const Plugi
 void StoreJobPriority(job_record_t* job, const JobPriority& result, const PluginConfig& config) {
   StoreJobFactors(job, StoredFactorsOf(result), config);
 }
-
-void ClearJobFactors(job_record_t* job) { ClearFactors(job); }
 
 uint32_t ComputeAndStoreJobPriority(job_record_t* job, time_t now, const PluginConfig& config) {
   if (HasOperatorSetPriority(job)) {

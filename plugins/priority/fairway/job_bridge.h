@@ -16,6 +16,7 @@
 #include "job_roster.h"
 #include "page_allocator.h"
 #include "plugin_config.h"
+#include "priority_terms.h"
 #include "slurm_api.h"  // part_record_t is an anonymous struct: no forward declaration
 
 namespace fairway::plugin {
@@ -85,12 +86,7 @@ void GatherFlatJob(job_record_t* job, const PluginConfig& config, FlatPartitions
 // records, StoredFactors).
 template <typename From, typename To>
 void CopyWeightedFactors(const From& from, To* to) {
-  to->age = from.age;
-  to->assoc = from.assoc;
-  to->fairshare = from.fairshare;
-  to->job_size = from.job_size;
-  to->partition = from.partition;
-  to->qos = from.qos;
+  terms::CopyScalarFactors(from, to);
   to->site = from.site;
   to->nice = from.nice;
 }
@@ -146,9 +142,6 @@ void StoreJobFactors(job_record_t* job, const StoredFactors& stored, const Plugi
 // and priority_array (after sorting part_ptr_list by tier, the order the
 // result was computed in). Does not set job->priority.
 void StoreJobPriority(job_record_t* job, const JobPriority& result, const PluginConfig& config);
-
-// Requires: the job WRITE lock. Zeroes prio_factors (operator-set priority).
-void ClearJobFactors(job_record_t* job);
 
 // Requires: the job READ lock. *factors (the job's) made sprio's row for
 // one of a multi-partition job's partitions (core SprioPartitionRow).

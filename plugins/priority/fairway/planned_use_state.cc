@@ -35,8 +35,6 @@ PlannedUseLedger& Ledger() {
 
 }  // namespace
 
-const char* PlannedUseStateFileName() { return kLedgerFile; }
-
 void LoadPlannedUseLedger() {
   std::lock_guard<std::mutex> lock(g_ledger_mutex);
   if (g_loaded) return;

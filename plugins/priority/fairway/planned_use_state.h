@@ -34,8 +34,6 @@ void ComputePlannedUseFairshare(const AssocTree& tree, const PluginConfig& confi
 // Replaces the ledger (usage bootstrap) when it is empty, or always with
 // force; returns whether it did.
 bool ReplacePlannedUseLedgerIfEmpty(PlannedUseLedger ledger, bool force);
-// For tests and explain: the file's path.
-const char* PlannedUseStateFileName();
 
 }  // namespace fairway::plugin
 

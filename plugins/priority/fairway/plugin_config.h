@@ -2,7 +2,9 @@
 // The configuration the plugin runs with: Params read from slurm_conf plus
 // PriorityParameters. Published as an immutable snapshot that a reconfigure
 // replaces atomically, so readers (sprio RPCs, the decay thread, job
-// updates) never see a half-written configuration (multifactor's §8 bug 8).
+// updates) never see a half-written configuration (multifactor frees and
+// re-reads its weights in place: priority_p_reconfig in
+// slurm-22-05-8-1:src/plugins/priority/multifactor/priority_multifactor.c).
 #ifndef FAIRWAY_PLUGIN_CONFIG_H_
 #define FAIRWAY_PLUGIN_CONFIG_H_
 

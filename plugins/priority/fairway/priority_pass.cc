@@ -210,17 +210,16 @@ bool Eligible(const job_record_t* job, bool running_too) {
   return IS_JOB_PENDING(job) || running_too;
 }
 
-// Whether priority would replace job->priority (with INCR_ONLY only a
-// raise does).
-bool JobPriorityChanged(const job_record_t* job, uint32_t priority, bool incr_only) {
-  return incr_only ? priority > job->priority : priority != job->priority;
+// Whether storing priority would change job->priority.
+bool JobPriorityChanged(const job_record_t* job, uint32_t priority, const Params& params) {
+  return PriorityAfterIncrOnly(priority, job->priority, params) != job->priority;
 }
 
 // Whether storing the result would change what the scheduler reads: the
 // job's priority or a partition's entry in priority_array. (The factors
 // sprio shows are served from the pass's table, see LastPassFactors.)
-bool PriorityChanged(const job_record_t* job, const JobPriority& result, bool incr_only) {
-  if (JobPriorityChanged(job, result.priority, incr_only)) return true;
+bool PriorityChanged(const job_record_t* job, const JobPriority& result, const Params& params) {
+  if (JobPriorityChanged(job, result.priority, params)) return true;
   if (job->part_ptr_list && !result.partition_priorities.empty()) {
     if (!job->priority_array) return true;
     for (size_t i = 0; i < result.partition_priorities.size(); ++i) {
@@ -280,7 +279,6 @@ StoredFactors StoredOf(const PassRecord& r, const PassTable& t) {
 // 1. Under the job and association READ locks (queries keep running, only
 // writers wait): compute every eligible job into b.building.
 void GatherAndCompute(time_t now, const PluginConfig& config, PassBuffers* b) {
-  const bool incr_only = config.params.flags & kFlagIncrOnly;
   const bool running_too = config.params.flags & kFlagCalculateRunning;
   const ClusterInputs cluster{cluster_cpus, static_cast<uint32_t>(node_record_count)};
   PassTable& t = b->building;
@@ -329,7 +327,7 @@ void GatherAndCompute(time_t now, const PluginConfig& config, PassBuffers* b) {
         t.tres.push_back(k < flat_weights.tres_columns ? f.tres[k] : 0.0);
       }
       AppendRecord(job, roster_ids[i], RecordOf(f, f.priority, f.clamped),
-                   JobPriorityChanged(job, f.priority, incr_only), b);
+                   JobPriorityChanged(job, f.priority, config.params), b);
       continue;
     }
     GatherJobInputs(job, config, &b->inputs, &b->partition_cache);
@@ -349,7 +347,7 @@ void GatherAndCompute(time_t now, const PluginConfig& config, PassBuffers* b) {
                                     b->result.partition_priorities.begin(),
                                     b->result.partition_priorities.end());
     }
-    AppendRecord(job, roster_ids[i], r, PriorityChanged(job, b->result, incr_only), b);
+    AppendRecord(job, roster_ids[i], r, PriorityChanged(job, b->result, config.params), b);
   }
   t.index.Assign(job_ids.data(), job_ids.size());
 }
@@ -365,7 +363,6 @@ constexpr size_t kStoredJobsPerHold = 1000;
 // the spot); the last slice publishes the table for sprio. Jobs whose
 // priority did not change are not touched. Returns the jobs recomputed.
 size_t StoreSlice(time_t now, const PluginConfig& config, PassBuffers* b) {
-  const bool incr_only = config.params.flags & kFlagIncrOnly;
   const bool running_too = config.params.flags & kFlagCalculateRunning;
   PassTable& t = b->building;
   if (!b->storing) {
@@ -400,8 +397,9 @@ size_t StoreSlice(time_t now, const PluginConfig& config, PassBuffers* b) {
       StoreJobFactors(job, StoredOf(r, t), config);
       priority = r.priority;
     }
-    if (!incr_only || job->priority < priority) {
-      job->priority = priority;
+    const uint32_t stored = PriorityAfterIncrOnly(priority, job->priority, config.params);
+    if (stored != job->priority) {
+      job->priority = stored;
       last_job_update = stored_at;
     }
   }

@@ -66,7 +66,8 @@ bool EnforcingLimits() { return (accounting_enforce & ACCOUNTING_ENFORCE_LIMITS)
 
 // Adds per-TRES usage (when given) and releases run-seconds, per TRES except
 // energy; an underflow is logged and floored at 0. Only under
-// AccountingStorageEnforce=limits, as in multifactor (§3.5).
+// AccountingStorageEnforce=limits, as in multifactor's
+// _apply_new_usage (slurm-22-05-8-1:src/plugins/priority/multifactor/priority_multifactor.c).
 void HandleTresRunSecs(const char* what, uint32_t id, uint32_t job_id,
                        long double* usage_tres_raw, uint64_t* run_secs,
                        const std::vector<long double>* tres_usage,

@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * A process that loads priority_fairway.so with the association manager and
+ * no accounting connection (acct_db_conn NULL), the way a test program or a
+ * controller whose slurmdbd connection was never made does.
+ *
+ * Usage: no_accounting_host STATE_DIR PLUGIN_SO
+ *   SLURM_CONF names a slurm.conf with AccountingStorageType=slurmdbd (so
+ *   init() starts the decay thread). The association manager is loaded from
+ *   STATE_DIR's assoc_mgr_state, assoc_mgr_last_tres and, when present,
+ *   assoc_usage and qos_usage, as slurmctld loads them when slurmdbd is down
+ *   (ctld_assoc_mgr_init in slurm-22-05-8-1:src/slurmctld/controller.c).
+ *   The plugin's own state files are written to STATE_DIR too.
+ *
+ * Asserts: init() succeeds, the first decay pass ends (priority_last_decay_ran
+ * appears) within a second, the process does not crash, and with no decay
+ * clock in STATE_DIR the first pass decays nothing: every association's
+ * usage_raw is exactly what assoc_usage held. Prints PASS/FAIL lines and
+ * "N passed, M failed"; exits non-zero on any failure.
+ *
+ * It stands in for slurmctld: it defines the slurmctld globals and functions
+ * the plugin uses (locks, job and partition lookups) with an empty job list,
+ * and is linked with -rdynamic so that the plugin binds to them.
+ */
+#include "config.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "slurm/slurm.h"
+#include "src/common/assoc_mgr.h"
+#include "src/common/list.h"
+#include "src/common/log.h"
+#include "src/common/read_config.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/slurmctld/locks.h"
+#include "src/slurmctld/slurmctld.h"
+
+/* ---- slurmctld's globals and functions, as far as the plugin uses them -- */
+void *acct_db_conn = NULL; /* the point of this program */
+uint16_t accounting_enforce = 0;
+uint32_t cluster_cpus = 2;
+List job_list = NULL;
+time_t last_job_update = 0;
+int slurmctld_tres_cnt = 0;
+
+/* One rwlock per slurmctld lock, taken in slurmctld's order. */
+static pthread_rwlock_t ctld_locks[5] = {
+	PTHREAD_RWLOCK_INITIALIZER, PTHREAD_RWLOCK_INITIALIZER,
+	PTHREAD_RWLOCK_INITIALIZER, PTHREAD_RWLOCK_INITIALIZER,
+	PTHREAD_RWLOCK_INITIALIZER};
+static pthread_mutex_t state_files_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static lock_level_t level_of(slurmctld_lock_t locks, int i)
+{
+	lock_level_t levels[5] = {locks.conf, locks.job, locks.node,
+				  locks.part, locks.fed};
+	return levels[i];
+}
+
+void lock_slurmctld(slurmctld_lock_t locks)
+{
+	for (int i = 0; i < 5; i++) {
+		if (level_of(locks, i) == READ_LOCK)
+			pthread_rwlock_rdlock(&ctld_locks[i]);
+		else if (level_of(locks, i) == WRITE_LOCK)
+			pthread_rwlock_wrlock(&ctld_locks[i]);
+	}
+}
+
+void unlock_slurmctld(slurmctld_lock_t locks)
+{
+	for (int i = 4; i >= 0; i--) {
+		if (level_of(locks, i) != NO_LOCK)
+			pthread_rwlock_unlock(&ctld_locks[i]);
+	}
+}
+
+void lock_state_files(void)
+{
+	pthread_mutex_lock(&state_files_lock);
+}
+
+void unlock_state_files(void)
+{
+	pthread_mutex_unlock(&state_files_lock);
+}
+
+job_record_t *find_job_record(uint32_t job_id)
+{
+	return NULL; /* the job list is empty */
+}
+
+part_record_t *find_part_record(char *name)
+{
+	return NULL;
+}
+
+double calc_job_billable_tres(job_record_t *job_ptr, time_t start_time,
+			      bool assoc_mgr_locked)
+{
+	return 0.0;
+}
+
+bool validate_operator(uid_t uid)
+{
+	return uid == 0;
+}
+
+/* ---- the checks --------------------------------------------------------- */
+static int passes, failures;
+
+static void check(bool ok, const char *what)
+{
+	printf("%s: %s\n", ok ? "PASS" : "FAIL", what);
+	if (ok)
+		passes++;
+	else
+		failures++;
+}
+
+static double seconds_since(const struct timespec *start)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - start->tv_sec) +
+	       (now.tv_nsec - start->tv_nsec) / 1e9;
+}
+
+/* Copies every association's usage_raw into a new array (count in *n). */
+static long double *usage_of_all(int *n)
+{
+	assoc_mgr_lock_t read_assoc = {.assoc = READ_LOCK};
+	long double *usage;
+	slurmdb_assoc_rec_t *assoc;
+	ListIterator it;
+	int i = 0;
+
+	assoc_mgr_lock(&read_assoc);
+	*n = list_count(assoc_mgr_assoc_list);
+	usage = xcalloc(*n ? *n : 1, sizeof(*usage));
+	it = list_iterator_create(assoc_mgr_assoc_list);
+	while ((assoc = list_next(it)) && i < *n)
+		usage[i++] = assoc->usage->usage_raw;
+	list_iterator_destroy(it);
+	assoc_mgr_unlock(&read_assoc);
+	return usage;
+}
+
+int main(int argc, char **argv)
+{
+	log_options_t log_opts = LOG_OPTS_STDERR_ONLY;
+	assoc_init_args_t args;
+	uint16_t running_cache = RUNNING_CACHE_STATE_NOTRUNNING;
+	char *clock_path = NULL, *usage_path = NULL;
+	struct stat st;
+	struct timespec start;
+	long double *before, *after;
+	int n_before, n_after, changed = 0;
+	double first_pass;
+	void *plugin;
+	int (*plugin_init)(void);
+	int (*plugin_fini)(void);
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: %s STATE_DIR PLUGIN_SO\n", argv[0]);
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0); /* every line out before a crash */
+	log_opts.stderr_level = LOG_LEVEL_INFO;
+	log_init("no_accounting_host", log_opts, 0, NULL);
+	slurm_init(NULL);
+	xfree(slurm_conf.state_save_location);
+	slurm_conf.state_save_location = xstrdup(argv[1]);
+	xstrfmtcat(clock_path, "%s/priority_last_decay_ran", argv[1]);
+	check(stat(clock_path, &st) != 0,
+	      "no decay clock in the state directory before init");
+
+	memset(&args, 0, sizeof(args));
+	args.running_cache = &running_cache;
+	args.cache_level = ASSOC_MGR_CACHE_ASSOC | ASSOC_MGR_CACHE_USER |
+			   ASSOC_MGR_CACHE_QOS | ASSOC_MGR_CACHE_RES |
+			   ASSOC_MGR_CACHE_TRES;
+	args.state_save_location = &slurm_conf.state_save_location;
+	(void) assoc_mgr_init(NULL, &args, SLURM_ERROR); /* no database */
+	(void) load_assoc_mgr_last_tres();
+	check(load_assoc_mgr_state(false) == SLURM_SUCCESS,
+	      "association manager loaded from the state directory");
+	(void) load_assoc_usage();
+	(void) load_qos_usage();
+	check(assoc_mgr_root_assoc != NULL, "the association manager has a root");
+	if (!assoc_mgr_root_assoc)
+		goto out;
+	slurmctld_tres_cnt = g_tres_count;
+	job_list = list_create(NULL);
+	last_job_update = time(NULL);
+	before = usage_of_all(&n_before);
+	xstrfmtcat(usage_path, "%s/assoc_usage", argv[1]);
+	if (stat(usage_path, &st) == 0)
+		check(assoc_mgr_root_assoc->usage->usage_raw > 0,
+		      "assoc_usage holds usage (so that a decay would show)");
+
+	plugin = dlopen(argv[2], RTLD_LAZY | RTLD_GLOBAL);
+	check(plugin != NULL, "the plugin loads");
+	if (!plugin) {
+		fprintf(stderr, "dlopen: %s\n", dlerror());
+		goto out;
+	}
+	plugin_init = (int (*)(void)) dlsym(plugin, "init");
+	plugin_fini = (int (*)(void)) dlsym(plugin, "fini");
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	check(plugin_init && plugin_init() == SLURM_SUCCESS, "init() succeeds");
+
+	/* The first pass ends with the decay clock written. */
+	while (stat(clock_path, &st) != 0 && seconds_since(&start) < 10.0)
+		usleep(2000);
+	first_pass = seconds_since(&start);
+	printf("first pass ended %.3f s after init\n", first_pass);
+	check(stat(clock_path, &st) == 0 && first_pass < 1.0,
+	      "the first decay pass ends within a second of init");
+
+	after = usage_of_all(&n_after);
+	for (int i = 0; i < n_before && i < n_after; i++) {
+		if (before[i] != after[i])
+			changed++;
+	}
+	printf("%d associations, %d with usage changed by the first pass\n",
+	       n_after, changed);
+	check(n_before == n_after && changed == 0,
+	      "no decay on the first pass without a decay clock");
+	check(plugin_fini && plugin_fini() == SLURM_SUCCESS,
+	      "fini() stops the decay thread");
+	xfree(before);
+	xfree(after);
+out:
+	printf("%d passed, %d failed\n", passes, failures);
+	xfree(clock_path);
+	xfree(usage_path);
+	return failures ? 1 : 0;
+}
