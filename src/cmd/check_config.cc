@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../assoc_tree.h"
+#include "../io/slurm_conf_values.h"
 #include "../io/tree_file.h"
 
 namespace fairway {
@@ -60,6 +61,17 @@ class Checker {
  public:
   Checker(const SlurmConf& conf, CheckReport* report) : conf_(conf), report_(report) {}
 
+  // Whether Slurm's own reader rejects this setting's value (the reader's
+  // finding says both controllers refuse).
+  bool Refused(const std::string& setting) const {
+    for (const ConfDiagnostic& d : conf_.diagnostics) {
+      if (d.diagnostic.setting == setting && d.multifactor && !d.multifactor->starts &&
+          d.fairway && !d.fairway->starts) {
+        return true;
+      }
+    }
+    return false;
+  }
   int LineOf(const std::string& setting) const {
     auto it = conf_.settings.find(setting);
     return it == conf_.settings.end() ? 0 : it->second.second;
@@ -78,6 +90,14 @@ class Checker {
     d.diagnostic.message = message;
     d.diagnostic.fallback = fallback;
     report_->findings.push_back(d);
+  }
+  // A finding with its claim about each plugin's controller.
+  void AddOutcome(Severity severity, const std::string& setting, const std::string& message,
+                  const PluginOutcome& multifactor, const PluginOutcome& fairway,
+                  const std::string& fallback = "") {
+    Add(severity, setting, message, fallback);
+    report_->findings.back().multifactor = multifactor;
+    report_->findings.back().fairway = fairway;
   }
   void Info(const std::string& setting, const std::string& text) {
     report_->info.push_back({setting, text});
@@ -122,16 +142,21 @@ CheckReport CheckSlurmConf(const SlurmConf& conf, const CheckOptions& options) {
               std::string(FairshareModeName(*p.mode_override)) + " needs PriorityType=priority/fairway");
   }
 
-  // Overflow of the weighted sum.
+  // Overflow of the weighted sum. Slurm itself only logs it (read_config.c,
+  // integer weights only); both plugins clamp each priority to 2^32 - 1.
   double tres_max = 0;
-  for (const TresWeight& w : conf.tres_weights) tres_max += w.weight;
+  for (const TresWeight& w : conf.tres_weights) tres_max += w.weight > 0 ? w.weight : 0;
   const double max_sum = static_cast<double>(p.WeightSum()) + tres_max;
   if (max_sum > static_cast<double>(kMaxPriority64)) {
-    c.Add(Severity::kError, "PriorityWeight*",
-          "the weights sum to " + Num(max_sum) + " (integer weights " +
-              std::to_string(p.WeightSum()) + " + TRES weights " + Num(tres_max) +
-              "), above 4294967295: the highest priorities are clamped and lose their order",
-          "lower the weights");
+    c.AddOutcome(Severity::kError, "PriorityWeight*",
+                 "the weights sum to " + Num(max_sum) + " (integer weights " +
+                     std::to_string(p.WeightSum()) + " + TRES weights " + Num(tres_max) +
+                     "), above 4294967295: the highest priorities are clamped and lose their order",
+                 {true, "clamps each priority above 4294967295 to 4294967295, logging "
+                        "'exceeds 32 bits' per job"},
+                 {true, "logs \"the sum of the PriorityWeight* values ... exceeds 2^32 - 1\" "
+                        "and clamps each priority above 4294967295"},
+                 "lower the weights");
   }
   if (p.flags & kFlagNoNormalAll) {
     std::string which;
@@ -187,12 +212,24 @@ CheckReport CheckSlurmConf(const SlurmConf& conf, const CheckOptions& options) {
               "): jobs differing by one node can get the same job-size priority");
   }
 
-  // Decay and reset.
-  if (p.decay_half_life_s == 0 && p.reset_period == ResetPeriod::kNone) {
-    c.Add(Severity::kError, "PriorityDecayHalfLife",
-          "is 0 (no decay) and PriorityUsageResetPeriod is NONE: usage would grow forever, and "
-          "slurmctld refuses to start",
-          "set a half-life or a PriorityUsageResetPeriod");
+  // Decay and reset (read_config.c): half-life 0 needs a
+  // PriorityUsageResetPeriod line, whatever its value; with NONE written out
+  // both plugins start and usage only ever grows.
+  const bool half_life_ok = !c.Refused("PriorityDecayHalfLife");
+  if (half_life_ok && p.decay_half_life_s == 0 && !conf.Has("PriorityUsageResetPeriod")) {
+    const PluginOutcome refused{
+        false, "slurmctld exits at start: 'You have to either have PriorityDecayHalfLife != 0 or "
+               "PriorityUsageResetPeriod set to something or the priority plugin will result in "
+               "rolling over.'"};
+    c.AddOutcome(Severity::kError, "PriorityDecayHalfLife",
+                 "is 0 (no decay) and PriorityUsageResetPeriod is not set", refused, refused,
+                 "set a half-life, or write PriorityUsageResetPeriod (NONE to keep usage for ever)");
+  } else if (half_life_ok && p.decay_half_life_s == 0 && p.reset_period == ResetPeriod::kNone) {
+    const PluginOutcome grows{true, "usage is never decayed nor reset: it only grows"};
+    c.AddOutcome(Severity::kWarning, "PriorityDecayHalfLife",
+                 "is 0 (no decay) and PriorityUsageResetPeriod=NONE: usage only ever grows, so "
+                 "old usage weighs as much as new",
+                 grows, grows);
   } else if (p.decay_half_life_s > 0) {
     int64_t period = ResetPeriodSeconds(p.reset_period);
     if (period > 0 && period < 3 * p.decay_half_life_s) {
@@ -208,11 +245,28 @@ CheckReport CheckSlurmConf(const SlurmConf& conf, const CheckOptions& options) {
     c.Add(Severity::kWarning, "PriorityUsageResetPeriod",
           "NOW clears all usage at every slurmctld start");
   }
+  if (conf.Has("PriorityMaxAge") && !c.Refused("PriorityMaxAge") && p.max_age_s == 0 &&
+      p.weight_age > 0) {
+    const PluginOutcome full{true, "the age factor is 1 (full PriorityWeightAge) from "
+                                   "the moment a job may accrue age"};
+    c.AddOutcome(Severity::kWarning, "PriorityMaxAge",
+                 "is 0: every eligible job gets the whole age weight at once, so age no longer "
+                 "orders jobs",
+                 full, full);
+  }
 
   if (p.damp_factor == 0) {
-    c.Add(Severity::kError, "FairShareDampeningFactor",
-          "0 divides by zero in the fairshare formula 2^(-U/S/d): every factor degenerates",
-          "use 1 (no dampening) or more");
+    const bool used = p.Mode() != FairshareMode::kFairTree;
+    c.AddOutcome(used ? Severity::kError : Severity::kWarning, "FairShareDampeningFactor",
+                 std::string("0 divides by zero in the fairshare formula 2^(-U/S/d)") +
+                     (used ? "" : "; the fairshare mode in force (fair_tree) does not use it"),
+                 {true, "unused under Fair Tree (the default); under NO_FAIR_TREE or "
+                        "DEPTH_OBLIVIOUS its 2^(-U/S/d) divides by zero "
+                        "(slurm-22-05-8-1:src/plugins/priority/multifactor/"
+                        "priority_multifactor.c, priority_p_calc_fs_factor)"},
+                 {true, "logs \"FairShareDampeningFactor: 0 would divide by zero (using 1)\" "
+                        "and uses 1"},
+                 "use 1 (no dampening) or more");
   }
 
   if (p.planned_use_capacity > 0 && conf.cpu_count > 0 && p.Mode() == FairshareMode::kPlannedUse &&
@@ -253,7 +307,46 @@ CheckReport CheckSlurmConf(const SlurmConf& conf, const CheckOptions& options) {
                 " exceeds double precision (52 halvings): sibling factors collapse");
     }
   }
+
+  // Severity follows the PriorityType in force: a value its controller
+  // refuses is an error; one only the other plugin refuses, or that only
+  // the other plugin reads, is not this site's problem.
+  const bool is_fairway = type == "priority/fairway";
+  const bool is_multifactor = type == "priority/multifactor";
+  for (ConfDiagnostic& d : report.findings) {
+    if (!d.multifactor || !d.fairway) continue;
+    bool refused = is_fairway ? !d.fairway->starts
+                   : is_multifactor ? !d.multifactor->starts
+                                    : !d.fairway->starts && !d.multifactor->starts;
+    if (refused) {
+      d.diagnostic.severity = Severity::kError;
+      d.diagnostic.fallback = "slurmctld refuses to start";
+    } else if (is_multifactor && d.diagnostic.setting == "PriorityParameters") {
+      d.diagnostic.severity = Severity::kWarning;
+      d.diagnostic.fallback = "priority/multifactor ignores PriorityParameters";
+    } else if (!is_fairway && !is_multifactor && !d.multifactor->starts) {
+      d.diagnostic.severity = Severity::kWarning;  // e.g. TRES weights under priority/basic
+    }
+  }
   return report;
+}
+
+ControllerClaims ClaimsOf(const CheckReport& report, const SlurmConf& conf) {
+  ControllerClaims claims;
+  for (const ConfDiagnostic& d : report.findings) {
+    if (d.multifactor && !d.multifactor->starts) claims.multifactor_starts = false;
+    if (d.fairway && !d.fairway->starts) claims.fairway_starts = false;
+  }
+  const Params& p = conf.params;
+  claims.max_age_s = p.max_age_s;
+  claims.decay_half_life_s = p.decay_half_life_s;
+  claims.calc_period_s = p.calc_period_s;
+  if (conf.priority_weight_tres.empty()) {
+    claims.tres_factors = "none";
+  } else {
+    claims.tres_factors = conf.tres_weights_usable ? "on" : "off";
+  }
+  return claims;
 }
 
 namespace {
@@ -268,6 +361,11 @@ struct CheckConfigArgs {
 };
 
 const char* SeverityName(Severity s) { return s == Severity::kError ? "error" : "warning"; }
+
+std::string OutcomeText(const std::optional<PluginOutcome>& o) {
+  if (!o) return "";
+  return (o->starts ? "starts: " : "REFUSES TO START: ") + o->does;
+}
 
 int RunCheckConfig(const CheckConfigArgs& args) {
   std::string path = args.path;
@@ -309,14 +407,39 @@ int RunCheckConfig(const CheckConfigArgs& args) {
     j["warnings"] = report.warnings();
     j["findings"] = nlohmann::json::array();
     for (const ConfDiagnostic& d : report.findings) {
-      j["findings"].push_back({{"severity", SeverityName(d.diagnostic.severity)},
-                               {"line", d.line},
-                               {"setting", d.diagnostic.setting},
-                               {"value", d.diagnostic.value},
-                               {"message", d.diagnostic.message},
-                               {"fallback", d.diagnostic.fallback},
-                               {"text", d.diagnostic.Format()}});
+      nlohmann::json f = {{"severity", SeverityName(d.diagnostic.severity)},
+                          {"line", d.line},
+                          {"setting", d.diagnostic.setting},
+                          {"value", d.diagnostic.value},
+                          {"message", d.diagnostic.message},
+                          {"fallback", d.diagnostic.fallback},
+                          {"text", d.diagnostic.Format()}};
+      if (d.multifactor) {
+        f["priority/multifactor"] = {{"starts", d.multifactor->starts}, {"does", d.multifactor->does}};
+      }
+      if (d.fairway) {
+        f["priority/fairway"] = {{"starts", d.fairway->starts}, {"does", d.fairway->does}};
+      }
+      j["findings"].push_back(f);
     }
+    const ControllerClaims claims = ClaimsOf(report, conf);
+    j["controllers"] = {
+        {"priority/multifactor", {{"starts", claims.multifactor_starts}}},
+        {"priority/fairway",
+         {{"starts", claims.fairway_starts},
+          {"tres_factors", claims.tres_factors},
+          {"mode", FairshareModeName(p.Mode())}}},
+        {"scontrol_show_config",
+         {{"PriorityMaxAge", SlurmTimeString(static_cast<uint32_t>(claims.max_age_s))},
+          {"PriorityDecayHalfLife", SlurmTimeString(static_cast<uint32_t>(claims.decay_half_life_s))},
+          {"PriorityCalcPeriod", SlurmTimeString(static_cast<uint32_t>(claims.calc_period_s))},
+          {"PriorityFlags", SlurmPriorityFlagsString(p.flags)},
+          {"PriorityWeightAge", std::to_string(p.weight_age)},
+          {"PriorityWeightAssoc", std::to_string(p.weight_assoc)},
+          {"PriorityWeightFairshare", std::to_string(p.weight_fairshare)},
+          {"PriorityWeightJobSize", std::to_string(p.weight_job_size)},
+          {"PriorityWeightPartition", std::to_string(p.weight_partition)},
+          {"PriorityWeightQOS", std::to_string(p.weight_qos)}}}};
     j["info"] = nlohmann::json::array();
     for (const CheckInfo& i : report.info) j["info"].push_back({{"setting", i.setting}, {"text", i.text}});
     j["notes"] = conf.notes;
@@ -331,11 +454,12 @@ int RunCheckConfig(const CheckConfigArgs& args) {
                       {"cpus", conf.cpu_count}};
     std::printf("%s\n", j.dump(2).c_str());
   } else if (args.parsable) {
-    std::printf("Severity|Line|Setting|Value|Message|Fallback\n");
+    std::printf("Severity|Line|Setting|Value|Message|Fallback|Multifactor|Fairway\n");
     for (const ConfDiagnostic& d : report.findings) {
-      std::printf("%s|%d|%s|%s|%s|%s\n", SeverityName(d.diagnostic.severity), d.line,
+      std::printf("%s|%d|%s|%s|%s|%s|%s|%s\n", SeverityName(d.diagnostic.severity), d.line,
                   d.diagnostic.setting.c_str(), d.diagnostic.value.c_str(),
-                  d.diagnostic.message.c_str(), d.diagnostic.fallback.c_str());
+                  d.diagnostic.message.c_str(), d.diagnostic.fallback.c_str(),
+                  OutcomeText(d.multifactor).c_str(), OutcomeText(d.fairway).c_str());
     }
     if (args.long_format) {
       for (const CheckInfo& i : report.info) std::printf("info|0|%s||%s|\n", i.setting.c_str(), i.text.c_str());
@@ -351,9 +475,15 @@ int RunCheckConfig(const CheckConfigArgs& args) {
       for (const TresWeight& w : conf.tres_weights) {
         std::printf("  TRES weight             %s = %.10g\n", w.name.c_str(), w.weight);
       }
-      std::printf("  PriorityDecayHalfLife   %" PRId64 " s\n", p.decay_half_life_s);
-      std::printf("  PriorityMaxAge          %" PRId64 " s\n", p.max_age_s);
-      std::printf("  PriorityCalcPeriod      %" PRId64 " s\n", p.calc_period_s);
+      if (!conf.tres_weights_usable) {
+        std::printf("  TRES weights            none usable: multifactor exits, Fairway runs without TRES factors\n");
+      }
+      std::printf("  PriorityDecayHalfLife   %" PRId64 " s (%s)\n", p.decay_half_life_s,
+                  SlurmTimeString(static_cast<uint32_t>(p.decay_half_life_s)).c_str());
+      std::printf("  PriorityMaxAge          %" PRId64 " s (%s)\n", p.max_age_s,
+                  SlurmTimeString(static_cast<uint32_t>(p.max_age_s)).c_str());
+      std::printf("  PriorityCalcPeriod      %" PRId64 " s (%s)\n", p.calc_period_s,
+                  SlurmTimeString(static_cast<uint32_t>(p.calc_period_s)).c_str());
       std::printf("  UsageResetPeriod        %s\n", ResetPeriodName(p.reset_period));
       std::printf("  FairShareDampening      %u\n", p.damp_factor);
       std::printf("  nodes / CPUs            %" PRIu64 " / %" PRIu64 "\n", conf.node_count, conf.cpu_count);
@@ -367,6 +497,8 @@ int RunCheckConfig(const CheckConfigArgs& args) {
       std::string where = d.line > 0 ? path + ":" + std::to_string(d.line) : path;
       std::printf("%s: %s: %s\n", where.c_str(), SeverityName(d.diagnostic.severity),
                   d.diagnostic.Format().c_str());
+      if (d.multifactor) std::printf("    priority/multifactor: %s\n", OutcomeText(d.multifactor).c_str());
+      if (d.fairway) std::printf("    priority/fairway:     %s\n", OutcomeText(d.fairway).c_str());
     }
     std::printf("%s: %d error%s, %d warning%s\n", path.c_str(), report.errors(),
                 report.errors() == 1 ? "" : "s", report.warnings(), report.warnings() == 1 ? "" : "s");

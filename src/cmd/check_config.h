@@ -2,7 +2,10 @@
 // `fairway check-config`: reads a slurm.conf, prints every Diagnostic of the
 // reader plus consistency checks of the priority settings (weight overflow,
 // weight resolution, decay/reset conflicts, PriorityType, dampening, ranged
-// tree depth). CheckSlurmConf is pure so the unit tests call it directly.
+// tree depth), each with what slurmctld really does under
+// priority/multifactor and under priority/fairway (established on live
+// controllers: test/integration/check_config_truth.sh). CheckSlurmConf is
+// pure so the unit tests call it directly.
 #ifndef FAIRWAY_CMD_CHECK_CONFIG_H_
 #define FAIRWAY_CMD_CHECK_CONFIG_H_
 
@@ -37,7 +40,28 @@ struct CheckReport {
   int warnings() const;
 };
 
+// Checks conf. Findings that make a claim about the controllers carry a
+// PluginOutcome for priority/multifactor and priority/fairway. Severity:
+// error when slurmctld with the configured PriorityType refuses to start,
+// when the configured plugin drops or replaces a value (TRES weights, a
+// PriorityParameters key, dampening 0 where it is used), when a time wraps
+// around, or when priorities lose their order; warning when the value is
+// legal and used, but probably not what was meant.
 CheckReport CheckSlurmConf(const SlurmConf& conf, const CheckOptions& options);
+
+// What check-config claims about a controller started on this slurm.conf,
+// in the terms a live test can compare with the real one.
+struct ControllerClaims {
+  bool multifactor_starts = true;
+  bool fairway_starts = true;
+  int64_t max_age_s = 0;          // PriorityMaxAge as slurmctld holds it
+  int64_t decay_half_life_s = 0;  // PriorityDecayHalfLife
+  int64_t calc_period_s = 0;      // PriorityCalcPeriod
+  // priority/fairway's TRES factors: "on", "off" (PriorityWeightTRES
+  // dropped), or "none" (no PriorityWeightTRES).
+  std::string tres_factors;
+};
+ControllerClaims ClaimsOf(const CheckReport& report, const SlurmConf& conf);
 
 // Exit codes: 0 no errors (warnings allowed), 1 errors, 2 usage error.
 void RegisterCheckConfigCommand(CLI::App& app);

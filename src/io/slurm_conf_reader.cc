@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "slurm_conf_reader.h"
 
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <limits>
 
 #include "../text_util.h"
 #include "../tres_weight.h"
+#include "slurm_conf_values.h"
 
 namespace fairway {
 
@@ -34,6 +39,17 @@ const std::map<std::string, std::string>& KnownSettings() {
   return known;
 }
 
+// A time as written, for messages.
+std::string ExactText(int64_t seconds) {
+  return seconds == kSlurmTimeHuge ? std::string("more than 10^12 s")
+                                   : std::to_string(seconds) + " s";
+}
+
+std::string ToUpper(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
 class Reader {
  public:
   explicit Reader(SlurmConf* conf) : conf_(conf) {}
@@ -50,65 +66,158 @@ class Reader {
     conf_->diagnostics.push_back(d);
   }
 
+  // A value Slurm's own slurm.conf reader rejects: slurmctld exits before
+  // any priority plugin is loaded, whichever PriorityType is set.
+  void Refuse(int line, const std::string& setting, const std::string& value,
+              const std::string& message, const std::string& slurm_says) {
+    ConfDiagnostic d;
+    d.line = line;
+    d.diagnostic.severity = Severity::kError;
+    d.diagnostic.setting = setting;
+    d.diagnostic.value = value;
+    d.diagnostic.message = message;
+    d.diagnostic.fallback = "slurmctld refuses to start";
+    PluginOutcome refused{false, "slurmctld exits at start: " + slurm_says +
+                                     ", then 'fatal: Unable to process configuration file'"};
+    d.multifactor = refused;
+    d.fairway = refused;
+    conf_->diagnostics.push_back(d);
+  }
+
+  // A value both plugins run with, and what they then do.
+  void BothStart(int line, Severity severity, const std::string& setting,
+                 const std::string& value, const std::string& message,
+                 const std::string& multifactor_does, const std::string& fairway_does) {
+    ConfDiagnostic d;
+    d.line = line;
+    d.diagnostic.severity = severity;
+    d.diagnostic.setting = setting;
+    d.diagnostic.value = value;
+    d.diagnostic.message = message;
+    d.multifactor = PluginOutcome{true, multifactor_does};
+    d.fairway = PluginOutcome{true, fairway_does};
+    conf_->diagnostics.push_back(d);
+  }
+
   void Weight(int line, const std::string& name, const std::string& value, uint32_t* out) {
-    std::optional<int64_t> v = ParseUnsigned(value);
+    std::string why;
+    std::optional<uint32_t> v = SlurmUint32(value, &why);
     if (!v) {
-      Add(line, Severity::kError, name, value,
-          "'" + value + "' is not a whole non-negative number", "slurmctld refuses to start");
-    } else if (*v > int64_t{0xffffffff}) {
-      Add(line, Severity::kError, name, value,
-          "'" + value + "' exceeds 4294967295 (32 bits)", "slurmctld refuses to start");
-    } else {
-      *out = static_cast<uint32_t>(*v);
+      Refuse(line, name, value, "'" + value + "' " + why,
+             "'" + name + " value (" + value + ") " + why + "'");
+      return;
+    }
+    *out = *v;
+    if (!IsPlainDecimal(value)) {
+      const std::string read = std::to_string(*v);
+      BothStart(line, Severity::kWarning, name, value,
+                "Slurm reads '" + value + "' as " + read +
+                    " (strtoul base 0: a leading 0 is octal, 0x hex, K multiplies by 1024, "
+                    "INFINITE is 4294967295)",
+                "uses " + read, "uses " + read);
     }
   }
 
-  void Minutes(int line, const std::string& name, const std::string& value, int64_t* out) {
-    std::optional<int64_t> seconds = ParseSlurmTimeSeconds(value);
-    if (!seconds) {
-      Add(line, Severity::kError, name, value,
-          "'" + value + "' is not a Slurm time (minutes, or days-hh:mm:ss)",
-          "slurmctld refuses to start");
-    } else {
-      *out = *seconds;
+  void Time(int line, const std::string& name, const std::string& value, SlurmTimeKind kind,
+            int64_t* out) {
+    SlurmTimeSetting t = ReadSlurmTimeSetting(value, kind);
+    if (!t.accepted) {
+      std::string why = "'" + value + "' is not a Slurm time (minutes, or days-hh:mm:ss)";
+      if (t.exact_seconds >= 0 && kind == SlurmTimeKind::kCalcPeriod &&
+          t.exact_seconds < 60) {
+        why = "'" + value + "' is less than 1 minute";
+      } else if (t.exact_seconds >= 0) {
+        why = "'" + value + "' is " + ExactText(t.exact_seconds) +
+              ": Slurm's time parser computes in 32 bits and gets a negative number";
+      } else if (t.exact_seconds < -1) {
+        why = "'" + value + "' is negative";
+      } else if (kind == SlurmTimeKind::kCalcPeriod &&
+                 SlurmTimeStrToMins(value) == kSlurmTimeInfinite) {
+        why = "'" + value + "' (INFINITE) is not allowed for " + name;
+      }
+      Refuse(line, name, value, why, "'Bad value \"" + value + "\" for " + name + "'");
+      return;
+    }
+    *out = t.seconds;
+    const std::string held = std::to_string(t.seconds) + " s (" + SlurmTimeString(t.seconds) + ")";
+    if (t.infinite) {
+      BothStart(line, Severity::kWarning, name, value,
+                "INFINITE is not 'no limit' here: Slurm stores -1 minutes * 60, which is " + held,
+                "uses " + held, "uses " + held);
+    } else if (t.wrapped) {
+      BothStart(line, Severity::kError, name, value,
+                "'" + value + "' is " + ExactText(t.exact_seconds) +
+                    ", beyond Slurm's 32-bit time parser: slurmctld holds " + held,
+                "uses " + held, "uses " + held);
+    } else if (t.rounded) {
+      BothStart(line, Severity::kWarning, name, value,
+                "Slurm rounds '" + value + "' up to whole minutes: " + held, "uses " + held,
+                "uses " + held);
     }
   }
 
   void Flags(int line, const std::string& value) {
+    // read_config.c looks for each flag name anywhere in the text
+    // (xstrcasestr), so separators and unknown words do not matter, and a
+    // word that contains a flag name sets that flag.
+    static const char* const kNames[] = {
+        "accrue_always", "small_relative_to_time", "calculate_running", "depth_oblivious",
+        "no_fair_tree",  "incr_only",              "max_tres",          "no_normal_all",
+        "no_normal_assoc", "no_normal_part",       "no_normal_qos",     "no_normal_tres"};
+    const std::string all = ToLower(value);
+    auto has = [&](const char* n) { return all.find(n) != std::string::npos; };
     uint32_t flags = kFlagFairTree;
+    if (has("accrue_always")) flags |= kFlagAccrueAlways;
+    if (has("small_relative_to_time")) flags |= kFlagSizeRelative;
+    if (has("calculate_running")) flags |= kFlagCalculateRunning;
+    if (has("depth_oblivious")) flags = (flags | kFlagDepthOblivious) & ~kFlagFairTree;
+    else if (has("no_fair_tree")) flags &= ~kFlagFairTree;
+    if (has("incr_only")) flags |= kFlagIncrOnly;
+    if (has("max_tres")) flags |= kFlagMaxTres;
+    if (has("no_normal_all")) flags |= kFlagNoNormalAll;
+    if (has("no_normal_assoc")) flags |= kFlagNoNormalAssoc;
+    if (has("no_normal_part")) flags |= kFlagNoNormalPart;
+    if (has("no_normal_qos")) flags |= kFlagNoNormalQos;
+    if (has("no_normal_tres")) flags |= kFlagNoNormalTres;
+    conf_->params.flags = flags;
+
     for (const std::string& raw : Split(value, ',')) {
-      std::string token = ToLower(Trim(raw));
+      const std::string word = Trim(raw);
+      const std::string token = ToLower(word);
       if (token.empty()) continue;
-      if (token == "accrue_always") flags |= kFlagAccrueAlways;
-      else if (token == "small_relative_to_time") flags |= kFlagSizeRelative;
-      else if (token == "calculate_running") flags |= kFlagCalculateRunning;
-      else if (token == "depth_oblivious") flags = (flags | kFlagDepthOblivious) & ~kFlagFairTree;
-      else if (token == "no_fair_tree") flags &= ~kFlagFairTree;
-      else if (token == "incr_only") flags |= kFlagIncrOnly;
-      else if (token == "max_tres") flags |= kFlagMaxTres;
-      else if (token == "no_normal_all") flags |= kFlagNoNormalAll;
-      else if (token == "no_normal_assoc") flags |= kFlagNoNormalAssoc;
-      else if (token == "no_normal_part") flags |= kFlagNoNormalPart;
-      else if (token == "no_normal_qos") flags |= kFlagNoNormalQos;
-      else if (token == "no_normal_tres") flags |= kFlagNoNormalTres;
-      else if (token == "fair_tree") {
-        // Slurm 22.05 has no such flag: Fair Tree is the default.
-        Add(line, Severity::kWarning, "PriorityFlags", Trim(raw),
-            "'" + Trim(raw) + "' is not a flag in Slurm 22.05 (Fair Tree is the default)",
-            "ignored");
+      bool exact = false;
+      std::string contained;
+      for (const char* n : kNames) {
+        if (token == n) exact = true;
+        else if (token.find(n) != std::string::npos) contained += (contained.empty() ? "" : ", ") + ToUpper(n);
+      }
+      if (exact) continue;
+      if (!contained.empty()) {
+        BothStart(line, Severity::kWarning, "PriorityFlags", word,
+                  "'" + word + "' is not a flag name, but Slurm finds flag names anywhere in "
+                  "the text and sets " + contained,
+                  "runs with " + contained, "runs with " + contained);
+      } else if (token == "fair_tree") {
+        BothStart(line, Severity::kWarning, "PriorityFlags", word,
+                  "'" + word + "' is not a flag in Slurm 22.05 (Fair Tree is the default); "
+                  "Slurm ignores it",
+                  "ignores it", "ignores it");
       } else {
-        Add(line, Severity::kWarning, "PriorityFlags", Trim(raw),
-            "unknown flag '" + Trim(raw) + "'",
-            "ignored, as Slurm ignores it; known: ACCRUE_ALWAYS, SMALL_RELATIVE_TO_TIME, "
-            "CALCULATE_RUNNING, DEPTH_OBLIVIOUS, NO_FAIR_TREE, INCR_ONLY, MAX_TRES, "
-            "NO_NORMAL_ALL, NO_NORMAL_ASSOC, NO_NORMAL_PART, NO_NORMAL_QOS, NO_NORMAL_TRES");
+        BothStart(line, Severity::kWarning, "PriorityFlags", word,
+                  "unknown flag '" + word + "': Slurm ignores it without a word; known: "
+                  "ACCRUE_ALWAYS, SMALL_RELATIVE_TO_TIME, CALCULATE_RUNNING, DEPTH_OBLIVIOUS, "
+                  "NO_FAIR_TREE, INCR_ONLY, MAX_TRES, NO_NORMAL_ALL, NO_NORMAL_ASSOC, "
+                  "NO_NORMAL_PART, NO_NORMAL_QOS, NO_NORMAL_TRES",
+                  "ignores it", "ignores it");
       }
     }
-    // DEPTH_OBLIVIOUS wins over NO_FAIR_TREE in read_config.c; both clear FAIR_TREE.
-    conf_->params.flags = flags;
   }
 
   void Setting(int line, const std::string& key, const std::string& value) {
+    if (ToLower(key) == "accountingstoragetres") {
+      accounting_storage_tres_ = value;
+      return;
+    }
     auto it = KnownSettings().find(ToLower(key));
     if (it == KnownSettings().end()) return;  // not a priority setting
     const std::string& name = it->second;
@@ -128,24 +237,15 @@ class Reader {
     else if (name == "PriorityWeightQOS") Weight(line, name, value, &p.weight_qos);
     else if (name == "PriorityWeightTRES") {
       conf_->priority_weight_tres = value;
-      Diagnostics d;
-      conf_->tres_weights = ParseTresWeights(value, &d);
-      for (const Diagnostic& x : d) conf_->diagnostics.push_back({x, line});
+      tres_line_ = line;
     } else if (name == "PriorityFlags") {
       Flags(line, value);
     } else if (name == "PriorityDecayHalfLife") {
-      Minutes(line, name, value, &p.decay_half_life_s);
+      Time(line, name, value, SlurmTimeKind::kHalfLifeOrMaxAge, &p.decay_half_life_s);
     } else if (name == "PriorityMaxAge") {
-      Minutes(line, name, value, &p.max_age_s);
+      Time(line, name, value, SlurmTimeKind::kHalfLifeOrMaxAge, &p.max_age_s);
     } else if (name == "PriorityCalcPeriod") {
-      int64_t s = p.calc_period_s;
-      Minutes(line, name, value, &s);
-      if (s < 60 && ParseSlurmTimeSeconds(value)) {
-        Add(line, Severity::kError, name, value, "must be at least 1 minute",
-            "slurmctld refuses to start");
-      } else {
-        p.calc_period_s = s;
-      }
+      Time(line, name, value, SlurmTimeKind::kCalcPeriod, &p.calc_period_s);
     } else if (name == "PriorityUsageResetPeriod") {
       static const std::map<std::string, ResetPeriod> periods = {
           {"none", ResetPeriod::kNone},       {"now", ResetPeriod::kNow},
@@ -154,34 +254,71 @@ class Reader {
           {"yearly", ResetPeriod::kYearly}};
       auto period = periods.find(ToLower(value));
       if (period == periods.end()) {
-        Add(line, Severity::kError, name, value,
-            "'" + value + "' is not NONE, NOW, DAILY, WEEKLY, MONTHLY, QUARTERLY or YEARLY",
-            "slurmctld refuses to start");
+        Refuse(line, name, value,
+               "'" + value + "' is not NONE, NOW, DAILY, WEEKLY, MONTHLY, QUARTERLY or YEARLY",
+               "'Bad value \"" + value + "\" for " + name + "'");
       } else {
         p.reset_period = period->second;
       }
     } else if (name == "PriorityFavorSmall") {
-      std::string v = ToLower(value);
-      if (v == "yes" || v == "true" || v == "up" || v == "1") p.favor_small = true;
-      else if (v == "no" || v == "false" || v == "down" || v == "0") p.favor_small = false;
-      else Add(line, Severity::kError, name, value, "'" + value + "' is not YES or NO",
-               "slurmctld refuses to start");
+      std::optional<bool> v = SlurmBoolean(value);
+      if (v) p.favor_small = *v;
+      else Refuse(line, name, value, "'" + value + "' is not YES or NO",
+                  "'\"" + value + "\" is not a valid option for \"" + name + "\"'");
     } else if (name == "FairShareDampeningFactor") {
-      std::optional<int64_t> v = ParseUnsigned(value);
-      if (!v || *v > 65535) {
-        Add(line, Severity::kError, name, value,
-            "'" + value + "' is not a whole number in 0..65535", "slurmctld refuses to start");
+      std::string why;
+      std::optional<uint16_t> v = SlurmUint16(value, &why);
+      if (!v) {
+        Refuse(line, name, value, "'" + value + "' " + why,
+               "'" + name + " value \"" + value + "\" " + why + "'");
       } else {
-        p.damp_factor = static_cast<uint16_t>(*v);
+        p.damp_factor = *v;
+        if (!IsPlainDecimal(value)) {
+          BothStart(line, Severity::kWarning, name, value,
+                    "Slurm reads '" + value + "' as " + std::to_string(*v),
+                    "uses " + std::to_string(*v), "uses " + std::to_string(*v));
+        }
       }
     } else if (name == "PriorityParameters") {
       conf_->priority_parameters = value;
       for (const Diagnostic& x : ParsePriorityParameters(value, &p)) {
-        conf_->diagnostics.push_back({x, line});
+        ConfDiagnostic d{x, line, PluginOutcome{true, "ignores PriorityParameters entirely"},
+                         PluginOutcome{true, "logs \"" + x.Format() + "\""}};
+        conf_->diagnostics.push_back(d);
       }
     } else if (name == "PriorityType") {
       conf_->priority_type = value;
     }
+  }
+
+  // After the last line: the TRES weights, which depend on
+  // AccountingStorageTRES wherever it stands in the file.
+  void Finish() {
+    conf_->configured_tres = DefaultTres();
+    for (const std::string& raw : Split(accounting_storage_tres_, ',')) {
+      std::string t = ToLower(Trim(raw));
+      if (!t.empty()) conf_->configured_tres.push_back(t);
+    }
+    if (conf_->priority_weight_tres.empty()) return;
+    Diagnostics d;
+    conf_->tres_weights = ParseTresWeights(conf_->priority_weight_tres, &d, conf_->configured_tres);
+    for (const Diagnostic& x : d) {
+      ConfDiagnostic c{x, tres_line_, std::nullopt, std::nullopt};
+      if (x.severity == Severity::kError) {
+        conf_->tres_weights_usable = false;
+        c.multifactor = PluginOutcome{
+            false, "slurmctld exits when the plugin loads: 'fatal: failed to parse tres weights "
+                   "str'"};
+        c.fairway = PluginOutcome{
+            true, "runs with every TRES factor off: logs \"PriorityWeightTRES: cannot use ... "
+                  "(TRES factors disabled)\""};
+      } else {
+        c.multifactor = PluginOutcome{true, x.fallback};
+        c.fairway = PluginOutcome{true, x.fallback};
+      }
+      conf_->diagnostics.push_back(c);
+    }
+    if (!conf_->tres_weights_usable) conf_->tres_weights.clear();
   }
 
   void NodeLine(int line, const std::vector<std::pair<std::string, std::string>>& pairs) {
@@ -220,6 +357,8 @@ class Reader {
 
  private:
   SlurmConf* conf_;
+  std::string accounting_storage_tres_;
+  int tres_line_ = 0;
   int64_t default_cpus_ = 1;
   bool default_has_cpus_ = false;
 };
@@ -246,7 +385,14 @@ std::vector<std::string> Tokens(const std::string& line) {
 
 }  // namespace
 
-std::vector<TresWeight> ParseTresWeights(std::string_view text, Diagnostics* diagnostics) {
+std::vector<std::string> DefaultTres() {
+  return {"cpu", "mem", "energy", "node", "billing", "fs/disk", "vmem", "pages"};
+}
+
+std::vector<TresWeight> ParseTresWeights(std::string_view text, Diagnostics* diagnostics,
+                                         const std::vector<std::string>& configured_tres) {
+  const std::vector<std::string> configured =
+      configured_tres.empty() ? DefaultTres() : configured_tres;
   std::vector<TresWeight> weights;
   auto bad = [&](const std::string& item, const std::string& why) {
     Diagnostic d;
@@ -254,38 +400,62 @@ std::vector<TresWeight> ParseTresWeights(std::string_view text, Diagnostics* dia
     d.setting = "PriorityWeightTRES";
     d.value = item;
     d.message = "bad item '" + item + "': " + why;
-    d.fallback = "slurmctld refuses to start";
+    d.fallback = "Slurm's parser drops the whole PriorityWeightTRES";
     diagnostics->push_back(d);
   };
+  // _tres_weight_item (slurm-22-05-8-1:src/common/slurm_protocol_api.c):
+  // items split at ',' (empty ones skipped), TYPE[/NAME] up to the first '=',
+  // the weight through strtod, then an optional unit letter.
   for (const std::string& raw : Split(std::string(text), ',')) {
     std::string item = Trim(raw);
     if (item.empty()) continue;
-    size_t eq = item.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == item.size()) {
+    size_t start = item.find_first_not_of('=');
+    if (start == std::string::npos) continue;
+    size_t eq = item.find('=', start);
+    if (eq == std::string::npos || eq + 1 == item.size()) {
       bad(item, "expected TYPE[/NAME]=WEIGHT[UNIT]");
       continue;
     }
-    std::string name = ToLower(Trim(item.substr(0, eq)));
-    std::string value = Trim(item.substr(eq + 1));
+    std::string name = ToLower(item.substr(start, eq - start));
+    std::string value = item.substr(eq + 1);
     std::string type = name.substr(0, name.find('/'));
-    static const char* const kSimple[] = {"cpu", "mem", "energy", "node", "billing", "vmem", "pages"};
-    static const char* const kNamed[] = {"gres", "license", "bb", "fs", "ic"};
     bool known = false;
-    if (name.find('/') == std::string::npos) {
-      for (const char* t : kSimple) known = known || name == t;
-    } else {
-      for (const char* t : kNamed) known = known || (type == t && name.size() > type.size() + 1);
-    }
+    for (const std::string& t : configured) known = known || t == name;
     if (!known) {
-      bad(item, "unknown TRES '" + name + "' (cpu, mem, energy, node, billing, vmem, pages, "
-                "gres/NAME, license/NAME, bb/NAME, fs/NAME, ic/NAME)");
+      std::string list;
+      for (const std::string& t : configured) list += (list.empty() ? "" : ", ") + t;
+      bad(item, "'" + name + "' is not a configured TRES (configured: " + list +
+                    "; others need AccountingStorageTRES)");
+      continue;
+    }
+    // Slurm accepts anything strtod accepts without ERANGE, inf and nan too.
+    errno = 0;
+    char* end = nullptr;
+    double raw_weight = std::strtod(value.c_str(), &end);
+    if (errno != 0) {
+      bad(item, "'" + value + "' is out of the range of a double");
       continue;
     }
     std::string why;
     std::optional<double> w = ParseTresWeightValue(type, value, &why);
-    if (!w || *w < 0) {
-      bad(item, w ? "'" + value + "' is negative" : why);
+    if (!w && std::isfinite(raw_weight)) {
+      bad(item, why);
       continue;
+    }
+    if (!w) w = raw_weight;
+    if (!std::isfinite(*w) || *w < 0) {
+      Diagnostic d;
+      d.severity = Severity::kWarning;
+      d.setting = "PriorityWeightTRES";
+      d.value = item;
+      d.message = "weight '" + value + "' is " +
+                  (std::isnan(*w) ? std::string("not a number")
+                                  : !std::isfinite(*w) ? std::string("infinite")
+                                                       : std::string("negative")) +
+                  ", and Slurm accepts it: jobs asking for more " + name +
+                  " get a lower or undefined priority";
+      d.fallback = "uses it as written";
+      diagnostics->push_back(d);
     }
     weights.push_back({name, *w, item});
   }
@@ -376,6 +546,7 @@ SlurmConf ParseSlurmConf(std::istream& in, const std::string& source) {
       for (const auto& [key, value] : pairs) reader.Setting(line, key, Trim(value));
     }
   }
+  reader.Finish();
   return conf;
 }
 

@@ -22,10 +22,20 @@
 
 namespace fairway {
 
-// A Diagnostic with the slurm.conf line it refers to (0 = the whole file).
+// What slurmctld does with a setting under one priority plugin: whether it
+// starts, and in words what the plugin then does with the value.
+struct PluginOutcome {
+  bool starts = true;
+  std::string does;
+};
+
+// A Diagnostic with the slurm.conf line it refers to (0 = the whole file),
+// and, where the finding makes one, its claim about each plugin's controller.
 struct ConfDiagnostic {
   Diagnostic diagnostic;
   int line = 0;
+  std::optional<PluginOutcome> multifactor;  // priority/multifactor
+  std::optional<PluginOutcome> fairway;      // priority/fairway
 };
 
 // One PriorityWeightTRES item: "TYPE[/NAME]=VALUE[UNIT]". weight is what
@@ -42,7 +52,14 @@ struct SlurmConf {
   std::string priority_type;           // PriorityType as written; empty = unset
   std::string priority_parameters;     // PriorityParameters as written
   std::string priority_weight_tres;    // PriorityWeightTRES as written
+  // The PriorityWeightTRES items. Any bad item makes Slurm's parser
+  // (slurm_get_tres_weight_array) drop the whole string: multifactor then
+  // exits, Fairway runs without TRES factors (tres_weights_usable false).
   std::vector<TresWeight> tres_weights;
+  bool tres_weights_usable = true;
+  // The TRES slurmctld tracks: Slurm's defaults plus AccountingStorageTRES,
+  // lower-case ("cpu", "gres/gpu"). A weight for any other TRES is bad.
+  std::vector<std::string> configured_tres;
   // Every priority setting seen: canonical name -> (value as written, line).
   std::map<std::string, std::pair<std::string, int>> settings;
   uint64_t node_count = 0;             // nodes named on NodeName lines
@@ -58,9 +75,14 @@ SlurmConf ParseSlurmConf(std::istream& in, const std::string& source);
 // Reads a file; false with *error when it cannot be opened.
 bool ReadSlurmConfFile(const std::string& path, SlurmConf* conf, std::string* error);
 
-// PriorityWeightTRES, as slurm_get_tres_weight_array reads it. Malformed
-// items become diagnostics and are skipped.
-std::vector<TresWeight> ParseTresWeights(std::string_view text, Diagnostics* diagnostics);
+// PriorityWeightTRES, as slurm_get_tres_weight_array reads it against the
+// configured TRES (lower-case "cpu", "gres/gpu"; empty = Slurm's defaults).
+// Malformed items and TRES not configured become diagnostics and are skipped.
+std::vector<TresWeight> ParseTresWeights(std::string_view text, Diagnostics* diagnostics,
+                                         const std::vector<std::string>& configured_tres = {});
+
+// Slurm's default AccountingStorageTRES (slurm-22-05-8-1:src/common/read_config.h).
+std::vector<std::string> DefaultTres();
 
 // Number of host names in a Slurm host list ("n[1-3,7],gpu[01-02]x[1-2]").
 // nullopt when malformed (unbalanced brackets, bad range).

@@ -101,7 +101,9 @@ TEST(SlurmConfReader, RepeatedSettingWarnsAndLastWins) {
 
 TEST(SlurmConfReader, TresWeightsUnitsAndErrors) {
   Diagnostics d;
-  std::vector<TresWeight> w = ParseTresWeights("CPU=1000,Mem=0.25G,license/matlab=3K,bb/x=2kb", &d);
+  const std::vector<std::string> configured = {"cpu", "mem", "license/matlab", "bb/x"};
+  std::vector<TresWeight> w =
+      ParseTresWeights("CPU=1000,Mem=0.25G,license/matlab=3K,bb/x=2kb", &d, configured);
   ASSERT_EQ(w.size(), 4u);
   EXPECT_TRUE(d.empty());
   // As slurm_get_tres_weight_array: memory and burst buffer count in MB.
@@ -110,6 +112,30 @@ TEST(SlurmConfReader, TresWeightsUnitsAndErrors) {
   EXPECT_DOUBLE_EQ(w[3].weight, 2.0);  // K is below MB: unchanged
   ParseTresWeights("foo=1,cpu=x,mem=1X,gres/gpu=,=3", &d);
   EXPECT_EQ(d.size(), 5u);
+  // A TRES slurmctld does not track is as bad as a typo: Slurm's parser
+  // cannot place its weight.
+  d.clear();
+  EXPECT_TRUE(ParseTresWeights("gres/gpu=5", &d).empty());
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_NE(d[0].message.find("AccountingStorageTRES"), std::string::npos);
+  d.clear();
+  EXPECT_EQ(ParseTresWeights("gres/gpu=5", &d, {"cpu", "gres/gpu"}).size(), 1u);
+  EXPECT_TRUE(d.empty());
+  // Negative weights: Slurm takes them as written; a warning, not an error.
+  d.clear();
+  EXPECT_EQ(ParseTresWeights("cpu=-1", &d).size(), 1u);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].severity, Severity::kWarning);
+}
+
+TEST(SlurmConfReader, AccountingStorageTresAnywhereConfiguresTres) {
+  SlurmConf conf = Parse("PriorityWeightTRES=cpu=1,gres/gpu=5\nAccountingStorageTRES=gres/gpu,license/x\n");
+  EXPECT_TRUE(conf.diagnostics.empty());
+  EXPECT_TRUE(conf.tres_weights_usable);
+  EXPECT_EQ(conf.tres_weights.size(), 2u);
+  SlurmConf bad = Parse("PriorityWeightTRES=cpu=1,gres/gpu=5\n");
+  EXPECT_FALSE(bad.tres_weights_usable);
+  EXPECT_TRUE(bad.tres_weights.empty());  // the whole string is dropped, as in Slurm
 }
 
 TEST(SlurmConfReader, HostListCounts) {
