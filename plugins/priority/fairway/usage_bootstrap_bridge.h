@@ -17,13 +17,25 @@
 
 namespace fairway::plugin {
 
-// At init, before assoc_mgr writes its state again: whether to bootstrap.
-bool UsageBootstrapWanted(const PluginConfig& config);
+// At init: whether to bootstrap. usage_missing: the recovery rule found
+// assoc_usage missing, empty or cut (state_recovery.h).
+bool UsageBootstrapWanted(const PluginConfig& config, bool usage_missing);
 
-// Takes the assoc_mgr locks itself. Returns true when usage was rebuilt (the
-// caller then treats `now` as the last decay time: everything up to now is
-// counted).
-bool RunUsageBootstrap(time_t now, time_t last_reset, const PluginConfig& config);
+enum class BootstrapResult {
+  kRebuilt,     // usage rebuilt: the caller counts everything up to now
+  kNotNeeded,   // nothing to do (usage there and not forced, no tree)
+  kRetryLater,  // no accounting connection or slurmdbd did not answer
+};
+
+// Takes the assoc_mgr locks itself. Runs only with an accounting
+// connection (without one it says so once and returns kRetryLater). Jobs
+// are fetched back to configured_last_reset (0: all history, as with
+// PriorityUsageResetPeriod=NONE), or ten half-lives when that is later.
+// replace: overwrite the usage slurmctld has (it holds no history). retry:
+// a later pass; failures already logged are not logged again. Each rebuild
+// is logged at error level with what it rebuilt and from when.
+BootstrapResult RunUsageBootstrap(time_t now, time_t configured_last_reset,
+                                  const PluginConfig& config, bool replace, bool retry);
 
 }  // namespace fairway::plugin
 
