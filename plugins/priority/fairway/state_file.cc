@@ -156,12 +156,13 @@ std::string StateFilePath(const std::string& name, const char* suffix) {
   return StateDir() + "/" + name + suffix;
 }
 
-void SetAsideDamagedStateFile(const std::string& name) {
+bool SetAsideDamagedStateFile(const std::string& name) {
   // Moved away so that the next write does not turn it into <name>.old over
   // the good previous copy.
   lock_state_files();
   const std::string path = StateFilePath(name), aside = StateFilePath(name, ".damaged");
-  if (rename(path.c_str(), aside.c_str()) != 0 && errno != ENOENT) {
+  bool moved = rename(path.c_str(), aside.c_str()) == 0;
+  if (!moved && errno != ENOENT) {
     const int err = errno;
     if (DamagedInPlace().insert(name).second) {
       LogError("cannot move the damaged %s aside to %s: %s. %s is kept as the last good copy; "
@@ -171,6 +172,7 @@ void SetAsideDamagedStateFile(const std::string& name) {
     }
   }
   unlock_state_files();
+  return moved;
 }
 
 StateFileRead ReadStateFile(const std::string& name, const char* suffix, std::string* bytes,
@@ -254,18 +256,19 @@ RecoveryDecision RecoverDecayState(ResetPeriod reset_period, time_t now) {
       in.clock.state == FileState::kDamaged ||
       (in.clock.state == FileState::kOk && !PlausibleClock(in.clock, now, &why));
   RecoveryDecision decision = DecideRecovery(in);
+  // Set aside first: the one line below then says where the damage is.
+  const bool set_aside = clock_damaged && SetAsideDamagedStateFile(kDecayFile);
   if (!decision.message.empty()) {
     const std::string dir = StateDir();
     if (decision.error) {
-      LogError("state in %s: %s%s", dir.c_str(), decision.message.c_str(),
-               clock_damaged ? ("; the damaged clock is kept as " +
-                                StateFilePath(kDecayFile, ".damaged")).c_str()
-                             : "");
+      const std::string kept =
+          set_aside ? "; the damaged file is kept as " + StateFilePath(kDecayFile, ".damaged")
+                    : "";
+      LogError("state in %s: %s%s", dir.c_str(), decision.message.c_str(), kept.c_str());
     } else {
       LogInfo("state in %s: %s", dir.c_str(), decision.message.c_str());
     }
   }
-  if (clock_damaged) SetAsideDamagedStateFile(kDecayFile);
   return decision;
 }
 

@@ -48,8 +48,8 @@ bool WriteStateFile(const std::string& name, const std::string& bytes);
 // Renames a damaged StateSaveLocation/<name> to <name>.damaged, keeping it
 // for inspection and keeping <name>.old the last good copy. When it cannot
 // be moved, says so (once) and remembers it, so that no write copies it
-// over <name>.old.
-void SetAsideDamagedStateFile(const std::string& name);
+// over <name>.old. Returns whether it was moved.
+bool SetAsideDamagedStateFile(const std::string& name);
 // The full path of StateSaveLocation/<name><suffix>.
 std::string StateFilePath(const std::string& name, const char* suffix = "");
 
