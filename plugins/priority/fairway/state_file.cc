@@ -81,15 +81,16 @@ std::map<std::string, std::string>& SaveFailures() {
   return *g_save_failure;
 }
 
-// Requires the state-file lock. Logs a save failure once per kind.
-void SaveFailed(const std::string& name, const std::string& what) {
+// Requires the state-file lock. Logs a save failure once per kind:
+// "cannot save state file <what> (the previous file is kept); <todo>".
+void SaveFailed(const std::string& name, const std::string& what, const char* todo) {
   std::string& last = SaveFailures()[name];
   if (last == what) return;
   last = what;
-  LogError("cannot save state file %s: %s. This is logged once until a save succeeds; the "
-           "plugin keeps running on the state in memory, and a restart before this is fixed "
-           "recovers from the files left (see doc/reliability.md)",
-           StateFilePath(name).c_str(), what.c_str());
+  LogError("cannot save state file %s (the previous file is kept); %s. Said once until a save "
+           "succeeds: the plugin runs on what it holds in memory, and a restart before then "
+           "recovers from the files there (doc/reliability.md)",
+           what.c_str(), todo);
 }
 
 // Requires the state-file lock.
@@ -195,8 +196,7 @@ bool WriteStateFile(const std::string& name, const std::string& bytes) {
   bool ok = false;
   int fd = open(new_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) {
-    SaveFailed(name, new_path + ": " + std::strerror(errno) +
-                         " (the previous file is kept; make StateSaveLocation writable)");
+    SaveFailed(name, new_path + ": " + std::strerror(errno), "make StateSaveLocation writable");
   } else {
     size_t done = 0;
     int write_errno = 0;
@@ -212,8 +212,8 @@ bool WriteStateFile(const std::string& name, const std::string& bytes) {
     if (!write_errno && fsync(fd) != 0) write_errno = errno;
     if (close(fd) != 0 && !write_errno) write_errno = errno;
     if (write_errno) {
-      SaveFailed(name, new_path + ": " + std::strerror(write_errno) +
-                           " (the previous file is kept; free space in StateSaveLocation)");
+      SaveFailed(name, new_path + ": " + std::strerror(write_errno),
+                 "free space in StateSaveLocation");
       unlink(new_path.c_str());
     } else {
       // Keep the previous copy as .old, then replace atomically. With no
@@ -227,9 +227,9 @@ bool WriteStateFile(const std::string& name, const std::string& bytes) {
         }
       }
       if (rename(new_path.c_str(), path.c_str()) != 0) {
-        SaveFailed(name, std::string("rename from ") + new_path + ": " + std::strerror(errno) +
-                             "; " + StateFilePath(name, ".old") +
-                             " is kept; remove or move what is at " + path);
+        const std::string todo = "remove or move what is at " + path;
+        SaveFailed(name, path + ": rename from " + new_path + ": " + std::strerror(errno),
+                   todo.c_str());
         unlink(new_path.c_str());
       } else {
         SyncDirectory(StateDir());
