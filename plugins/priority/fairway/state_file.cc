@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -12,7 +13,6 @@
 #include <set>
 
 #include "decay.h"
-
 #include "plugin_log.h"
 #include "slurm_api.h"
 
@@ -187,7 +187,10 @@ StateFileRead ReadStateFile(const std::string& name, const char* suffix, std::st
 bool WriteStateFile(const std::string& name, const std::string& bytes) {
   if (slurm_conf.state_save_location &&
       std::strcmp(slurm_conf.state_save_location, "/dev/null") == 0) {
-    LogError("Can not save priority state information, StateSaveLocation is /dev/null");
+    static std::atomic<bool> told{false};  // said once, not at every pass
+    if (!told.exchange(true)) {
+      LogError("Can not save priority state information, StateSaveLocation is /dev/null");
+    }
     return false;
   }
   const std::string path = StateFilePath(name), new_path = StateFilePath(name, ".new"),

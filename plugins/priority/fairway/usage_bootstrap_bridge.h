@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Usage bootstrap inside slurmctld: when the controller starts without usage
-// state (StateSaveLocation/assoc_usage missing) or with
+// state (StateSaveLocation/assoc_usage missing, empty, cut or unreadable:
+// the recovery rule of state_recovery.h decides) or with
 // PriorityParameters=usage_bootstrap=force, the decay thread asks slurmdbd
 // (through the controller's own munge-authenticated accounting connection)
-// for the jobs of the last several half-lives and rebuilds every
+// for the jobs since the configured last reset and rebuilds every
 // association's decayed usage, per-TRES usage and the planned-use ledger
-// from them (core: usage_bootstrap.h). It never overwrites usage that is
-// there unless forced, and never blocks slurmctld's start (it runs in the
-// decay thread before its first pass).
+// from them (core: usage_bootstrap.h). Without an accounting connection it
+// does nothing (said once); when slurmdbd does not answer, every pass
+// retries until it does. It never blocks slurmctld's start (it runs in the
+// decay thread).
 #ifndef FAIRWAY_PLUGIN_USAGE_BOOTSTRAP_BRIDGE_H_
 #define FAIRWAY_PLUGIN_USAGE_BOOTSTRAP_BRIDGE_H_
 
