@@ -88,4 +88,17 @@ int64_t NextResetTime(ResetPeriod period, int64_t last_reset, int64_t now) {
   return MakeLocalTime(&tm);
 }
 
+int64_t LastResetBoundary(ResetPeriod period, int64_t now) {
+  if (period == ResetPeriod::kNone || period == ResetPeriod::kNow) return 0;
+  // Every period has a boundary within 400 days: walk forward from there.
+  int64_t boundary = 0;
+  int64_t from = now - 400 * kSecondsPerDay;
+  for (int i = 0; i < 500; ++i) {
+    const int64_t next = NextResetTime(period, from, now);
+    if (next <= from || next > now) break;
+    boundary = from = next;
+  }
+  return boundary;
+}
+
 }  // namespace fairway

@@ -25,6 +25,11 @@ double DecayOver(double factor_per_second, int64_t elapsed_s);
 // "now". 0 for NONE and NOW (they have no boundary).
 int64_t NextResetTime(ResetPeriod period, int64_t last_reset, int64_t now);
 
+// The latest reset boundary at or before now for DAILY..YEARLY (the last
+// reset the configuration implies, used when the decay clock that recorded
+// it is lost); 0 for NONE and NOW (all history counts).
+int64_t LastResetBoundary(ResetPeriod period, int64_t now);
+
 }  // namespace fairway
 
 #endif  // FAIRWAY_DECAY_H_

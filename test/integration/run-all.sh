@@ -5,8 +5,8 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 total_pass=0 total_fail=0
 for scenario in "$here"/parity.sh "$here"/limits.sh "$here"/modes.sh \
-    "$here"/reliability_crash.sh "$here"/reliability_state.sh "$here"/reliability_time.sh \
-    "$here"/reliability_config.sh "$here"/check_config_truth.sh \
+    "$here"/reliability_crash.sh "$here"/reliability_state.sh "$here"/reliability_damage.sh \
+    "$here"/reliability_time.sh "$here"/reliability_config.sh "$here"/check_config_truth.sh \
     "$here"/reliability_concurrency.sh "$here"/reliability_privacy.sh \
     "$here"/accounting.sh; do
   name=$(basename "$scenario" .sh)

@@ -20,6 +20,7 @@
 #include "plugin_log.h"
 #include "priority_pass.h"
 #include "state_file.h"
+#include "state_recovery.h"
 #include "usage_bootstrap_bridge.h"
 #include "usage_bridge.h"
 #include "slurm_api.h"
@@ -42,7 +43,6 @@ std::thread* g_thread = nullptr;    // raw: no static destructor at exit
 // so that the caller never waits for a pass.
 std::atomic<bool> g_reconfig{false};
 std::atomic<time_t> g_last_ran{0};
-bool g_bootstrap_wanted = false;  // set by StartDecayThread
 size_t g_charged_this_pass = 0;   // jobs charged by the current pass
 
 // CPU time of this thread, in ms: where a pass spends it, phase by phase,
@@ -145,12 +145,12 @@ void ThreadMain() {
   auto config = CurrentConfig();
   ResetPeriod reset_period = config->params.reset_period;
   time_t next_reset = 0;
-  DecayState state = ReadDecayState();
-  g_last_ran = state.last_ran;
-  time_t last_reset = state.last_reset ? state.last_reset : start_time;
-  // Decided before anything of ours runs: assoc_mgr rewrites assoc_usage on
-  // its next state save.
-  const bool bootstrap = g_bootstrap_wanted;
+  // Read before anything of ours runs, and while slurmctld waits in our
+  // init: assoc_mgr rewrites assoc_usage on its next state save.
+  const RecoveryDecision recovery = RecoverDecayState(reset_period, start_time);
+  g_last_ran = recovery.charge_from;
+  time_t last_reset = recovery.last_reset ? recovery.last_reset : start_time;
+  bool bootstrap_pending = UsageBootstrapWanted(*config, recovery.rebuild_usage);
   {
     std::lock_guard<std::mutex> lock(g_mutex);
     g_state_read = true;
@@ -160,10 +160,24 @@ void ThreadMain() {
   // The ledger must be in memory before the first charge (a pass or a job
   // end), or loading it later would drop those charges.
   if (config->params.Mode() == FairshareMode::kPlannedUse) LoadPlannedUseLedger();
-  if (bootstrap && RunUsageBootstrap(start_time, last_reset, *config)) {
-    // Everything up to now is counted: charge running jobs from here on.
-    g_last_ran = start_time;
-  }
+  // The rebuild reaches back to the reset the configuration implies, not
+  // to a last_reset that may have come from a lost clock.
+  auto try_bootstrap = [&](time_t now, bool retry) {
+    switch (RunUsageBootstrap(now, LastResetBoundary(reset_period, now), *config,
+                              recovery.rebuild_usage, retry)) {
+      case BootstrapResult::kRebuilt:
+        // Everything up to now is counted: charge running jobs from here on.
+        g_last_ran = now;
+        bootstrap_pending = false;
+        break;
+      case BootstrapResult::kNotNeeded:
+        bootstrap_pending = false;
+        break;
+      case BootstrapResult::kRetryLater:
+        break;
+    }
+  };
+  if (bootstrap_pending) try_bootstrap(start_time, false);
 
   // The deadline advances on a fixed cadence from the thread's start, on the
   // monotonic clock: a wall clock set back must not stall the passes (with
@@ -178,6 +192,9 @@ void ThreadMain() {
     g_charged_this_pass = 0;
     g_pass_cpu = PassCpu{};
     const time_t reset_before = last_reset;
+    // A rebuild that found no slurmdbd is retried by every pass until
+    // slurmdbd answers.
+    if (bootstrap_pending) try_bootstrap(start_time, true);
     try {
       RunPass(start_time, &reset_period, &last_reset, &next_reset);
     } catch (const std::exception& e) {
@@ -257,7 +274,6 @@ void StartDecayThread() {
   if (g_thread) return;
   g_shutdown = false;
   g_state_read = false;
-  g_bootstrap_wanted = UsageBootstrapWanted(*CurrentConfig());
   g_thread = new std::thread(ThreadMain);
   g_started.wait(lock, [] { return g_state_read; });
 }

@@ -48,6 +48,17 @@ void LoadPlannedUseLedger() {
     return;
   }
   if (why == "missing") {
+    // Deleted while its previous copy is there: that copy is the ledger
+    // (a first start has neither).
+    PlannedUseLedger old;
+    std::string old_why;
+    if (TryLoad(".old", &old, &old_why)) {
+      Ledger() = std::move(old);
+      LogError("planned use: state file %s is missing; ledger restored from %s (usage since "
+               "its last write is lost)",
+               StateFilePath(kLedgerFile).c_str(), StateFilePath(kLedgerFile, ".old").c_str());
+      return;
+    }
     LogInfo("planned use: no ledger (%s) to recover; starting empty",
             StateFilePath(kLedgerFile).c_str());
     return;

@@ -2,12 +2,17 @@
 #include "state_file.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <map>
+#include <set>
 
+#include "decay.h"
 #include "plugin_log.h"
 #include "slurm_api.h"
 
@@ -16,22 +21,7 @@ namespace fairway::plugin {
 namespace {
 
 constexpr const char* kDecayFile = "priority_last_decay_ran";
-constexpr size_t kDecayFileSize = 16;
 constexpr size_t kMaxStateFileSize = 256u << 20;  // far beyond any ledger
-
-void PutBigEndian(int64_t value, unsigned char* out) {
-  uint64_t v = static_cast<uint64_t>(value);
-  for (int i = 7; i >= 0; --i) {
-    out[i] = static_cast<unsigned char>(v & 0xff);
-    v >>= 8;
-  }
-}
-
-int64_t GetBigEndian(const unsigned char* in) {
-  uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v = (v << 8) | in[i];
-  return static_cast<int64_t>(v);
-}
 
 std::string StateDir() {
   return slurm_conf.state_save_location ? slurm_conf.state_save_location : ".";
@@ -75,20 +65,90 @@ StateFileRead ReadWhole(const std::string& path, std::string* bytes, std::string
   return StateFileRead::kOk;
 }
 
-bool ParseDecayState(const std::string& bytes, DecayState* state, std::string* why) {
-  if (bytes.size() < kDecayFileSize) {
-    *why = "file is " + std::to_string(bytes.size()) + " bytes, expected 16";
-    return false;
+// Guarded by Slurm's state-file lock (lock_state_files).
+// Files found damaged that could not be moved aside: never copied to .old.
+std::set<std::string>* g_damaged_in_place = nullptr;  // raw: no static destructor
+// The last save failure logged per file: each kind is said once.
+std::map<std::string, std::string>* g_save_failure = nullptr;
+
+std::set<std::string>& DamagedInPlace() {
+  if (!g_damaged_in_place) g_damaged_in_place = new std::set<std::string>();
+  return *g_damaged_in_place;
+}
+
+std::map<std::string, std::string>& SaveFailures() {
+  if (!g_save_failure) g_save_failure = new std::map<std::string, std::string>();
+  return *g_save_failure;
+}
+
+// Requires the state-file lock. Logs a save failure once per kind:
+// "cannot save state file <what> (the previous file is kept); <todo>".
+void SaveFailed(const std::string& name, const std::string& what, const char* todo) {
+  std::string& last = SaveFailures()[name];
+  if (last == what) return;
+  last = what;
+  LogError("cannot save state file %s (the previous file is kept); %s. Said once until a save "
+           "succeeds: the plugin runs on what it holds in memory, and a restart before then "
+           "recovers from the files there (doc/reliability.md)",
+           what.c_str(), todo);
+}
+
+// Requires the state-file lock.
+void SaveSucceeded(const std::string& name) {
+  auto it = SaveFailures().find(name);
+  if (it == SaveFailures().end() || it->second.empty()) return;
+  LogInfo("state file %s saved again", StateFilePath(name).c_str());
+  it->second.clear();
+}
+
+bool IsRegularFile(const std::string& path) {
+  struct stat st;
+  return lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+// The decay clock file (or its .old copy) as the core sees it.
+DecayClock ReadClock(const char* suffix) {
+  std::string bytes, why;
+  struct stat st;
+  if (stat(StateFilePath(kDecayFile, suffix).c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+      st.st_size != 16) {  // not read: it may be huge
+    DecayClock clock;
+    clock.state = FileState::kDamaged;
+    clock.why = "file is " + std::to_string(static_cast<long long>(st.st_size)) +
+                " bytes, expected 16";
+    return clock;
   }
-  const auto* data = reinterpret_cast<const unsigned char*>(bytes.data());
-  state->last_ran = static_cast<time_t>(GetBigEndian(data));
-  state->last_reset = static_cast<time_t>(GetBigEndian(data + 8));
-  if (state->last_ran < 0 || state->last_reset < 0) {
-    *state = DecayState{};
-    *why = "negative time stamps";
-    return false;
+  switch (ReadStateFile(kDecayFile, suffix, &bytes, &why)) {
+    case StateFileRead::kMissing:
+      return DecayClock{};
+    case StateFileRead::kUnreadable: {
+      DecayClock clock;
+      clock.state = FileState::kDamaged;
+      clock.why = why;
+      return clock;
+    }
+    case StateFileRead::kOk:
+      break;
   }
-  return true;
+  return ParseDecayClock(bytes);
+}
+
+// Slurm's assoc_usage, read once at start before slurmctld saves it again.
+UsageFile ReadAssocUsage() {
+  std::string bytes, why;
+  switch (ReadStateFile("assoc_usage", "", &bytes, &why)) {
+    case StateFileRead::kMissing:
+      return UsageFile{};
+    case StateFileRead::kUnreadable: {
+      UsageFile file;
+      file.state = FileState::kDamaged;
+      file.why = why;
+      return file;
+    }
+    case StateFileRead::kOk:
+      break;
+  }
+  return ParseAssocUsage(bytes, SLURM_MIN_PROTOCOL_VERSION, SLURM_PROTOCOL_VERSION);
 }
 
 }  // namespace
@@ -97,12 +157,23 @@ std::string StateFilePath(const std::string& name, const char* suffix) {
   return StateDir() + "/" + name + suffix;
 }
 
-void SetAsideDamagedStateFile(const std::string& name) {
+bool SetAsideDamagedStateFile(const std::string& name) {
   // Moved away so that the next write does not turn it into <name>.old over
   // the good previous copy.
   lock_state_files();
-  rename(StateFilePath(name).c_str(), StateFilePath(name, ".damaged").c_str());
+  const std::string path = StateFilePath(name), aside = StateFilePath(name, ".damaged");
+  bool moved = rename(path.c_str(), aside.c_str()) == 0;
+  if (!moved && errno != ENOENT) {
+    const int err = errno;
+    if (DamagedInPlace().insert(name).second) {
+      LogError("cannot move the damaged %s aside to %s: %s. %s is kept as the last good copy; "
+               "remove %s (and %s) by hand",
+               path.c_str(), aside.c_str(), std::strerror(err),
+               StateFilePath(name, ".old").c_str(), path.c_str(), aside.c_str());
+    }
+  }
   unlock_state_files();
+  return moved;
 }
 
 StateFileRead ReadStateFile(const std::string& name, const char* suffix, std::string* bytes,
@@ -116,7 +187,10 @@ StateFileRead ReadStateFile(const std::string& name, const char* suffix, std::st
 bool WriteStateFile(const std::string& name, const std::string& bytes) {
   if (slurm_conf.state_save_location &&
       std::strcmp(slurm_conf.state_save_location, "/dev/null") == 0) {
-    LogError("Can not save priority state information, StateSaveLocation is /dev/null");
+    static std::atomic<bool> told{false};  // said once, not at every pass
+    if (!told.exchange(true)) {
+      LogError("Can not save priority state information, StateSaveLocation is /dev/null");
+    }
     return false;
   }
   const std::string path = StateFilePath(name), new_path = StateFilePath(name, ".new"),
@@ -125,7 +199,7 @@ bool WriteStateFile(const std::string& name, const std::string& bytes) {
   bool ok = false;
   int fd = open(new_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) {
-    LogError("cannot save state file %s: %s", new_path.c_str(), std::strerror(errno));
+    SaveFailed(name, new_path + ": " + std::strerror(errno), "make StateSaveLocation writable");
   } else {
     size_t done = 0;
     int write_errno = 0;
@@ -141,25 +215,29 @@ bool WriteStateFile(const std::string& name, const std::string& bytes) {
     if (!write_errno && fsync(fd) != 0) write_errno = errno;
     if (close(fd) != 0 && !write_errno) write_errno = errno;
     if (write_errno) {
-      LogError("cannot save state file %s: %s (the previous file is kept)", new_path.c_str(),
-               std::strerror(write_errno));
+      SaveFailed(name, new_path + ": " + std::strerror(write_errno),
+                 "free space in StateSaveLocation");
       unlink(new_path.c_str());
     } else {
       // Keep the previous copy as .old, then replace atomically. With no
-      // current file (first write, or a damaged one set aside) the existing
-      // .old is the last good copy and stays.
-      if (access(path.c_str(), F_OK) == 0) {
+      // current file (first write, or a damaged one set aside), or one that
+      // is not a regular file or is known damaged, the existing .old is the
+      // last good copy and stays.
+      if (IsRegularFile(path) && !DamagedInPlace().count(name)) {
         unlink(old_path.c_str());
         if (link(path.c_str(), old_path.c_str()) != 0) {
           LogVerbose("could not keep %s: %s", old_path.c_str(), std::strerror(errno));
         }
       }
       if (rename(new_path.c_str(), path.c_str()) != 0) {
-        LogError("cannot save state file %s: rename from %s: %s", path.c_str(), new_path.c_str(),
-                 std::strerror(errno));
+        const std::string todo = "remove or move what is at " + path;
+        SaveFailed(name, path + ": rename from " + new_path + ": " + std::strerror(errno),
+                   todo.c_str());
         unlink(new_path.c_str());
       } else {
         SyncDirectory(StateDir());
+        DamagedInPlace().erase(name);
+        SaveSucceeded(name);
         ok = true;
       }
     }
@@ -168,35 +246,37 @@ bool WriteStateFile(const std::string& name, const std::string& bytes) {
   return ok;
 }
 
-DecayState ReadDecayState() {
-  DecayState state;
-  std::string bytes, why;
-  StateFileRead result = ReadStateFile(kDecayFile, "", &bytes, &why);
-  if (result == StateFileRead::kMissing) {
-    LogInfo("No last decay (%s) to recover", StateFilePath(kDecayFile).c_str());
-    return state;
+RecoveryDecision RecoverDecayState(ResetPeriod reset_period, time_t now) {
+  RecoveryInput in;
+  in.clock = ReadClock("");
+  in.clock_old = ReadClock(".old");
+  in.usage = ReadAssocUsage();
+  in.now = now;
+  in.calc_period_s = slurm_conf.priority_calc_period;
+  in.configured_last_reset = LastResetBoundary(reset_period, now);
+  std::string why;
+  const bool clock_damaged =
+      in.clock.state == FileState::kDamaged ||
+      (in.clock.state == FileState::kOk && !PlausibleClock(in.clock, now, &why));
+  RecoveryDecision decision = DecideRecovery(in);
+  // Set aside first: the one line below then says where the damage is.
+  const bool set_aside = clock_damaged && SetAsideDamagedStateFile(kDecayFile);
+  if (!decision.message.empty()) {
+    const std::string dir = StateDir();
+    if (decision.error) {
+      const std::string kept =
+          set_aside ? "; the damaged file is kept as " + StateFilePath(kDecayFile, ".damaged")
+                    : "";
+      LogError("state in %s: %s%s", dir.c_str(), decision.message.c_str(), kept.c_str());
+    } else {
+      LogInfo("state in %s: %s", dir.c_str(), decision.message.c_str());
+    }
   }
-  if (result == StateFileRead::kOk && ParseDecayState(bytes, &state, &why)) return state;
-  LogError("state file %s is damaged (%s); kept as %s, trying %s",
-           StateFilePath(kDecayFile).c_str(), why.c_str(),
-           StateFilePath(kDecayFile, ".damaged").c_str(), StateFilePath(kDecayFile, ".old").c_str());
-  SetAsideDamagedStateFile(kDecayFile);
-  state = DecayState{};
-  std::string old_why;
-  if (ReadStateFile(kDecayFile, ".old", &bytes, &old_why) != StateFileRead::kOk ||
-      !ParseDecayState(bytes, &state, &old_why)) {
-    LogError("no usable %s either; the decay clock starts now",
-             StateFilePath(kDecayFile, ".old").c_str());
-    state = DecayState{};
-  }
-  return state;
+  return decision;
 }
 
 bool WriteDecayState(const DecayState& state) {
-  unsigned char buffer[kDecayFileSize];
-  PutBigEndian(state.last_ran, buffer);
-  PutBigEndian(state.last_reset, buffer + 8);
-  return WriteStateFile(kDecayFile, std::string(reinterpret_cast<char*>(buffer), sizeof buffer));
+  return WriteStateFile(kDecayFile, SerializeDecayClock(state.last_ran, state.last_reset));
 }
 
 }  // namespace fairway::plugin

@@ -13,6 +13,9 @@
 #include <ctime>
 #include <string>
 
+#include "slurm_values.h"
+#include "state_recovery.h"
+
 namespace fairway::plugin {
 
 struct DecayState {
@@ -20,12 +23,15 @@ struct DecayState {
   time_t last_reset = 0;  // 0 = unknown
 };
 
-// A missing file is normal (first start) and logged at info level. A short
-// or damaged file is logged as an error naming it, and the previous copy
-// (.old) is tried before starting from zero; slurmctld is never stopped.
-DecayState ReadDecayState();
+// At start: reads priority_last_decay_ran, its .old copy and the header of
+// Slurm's assoc_usage, applies the recovery rule (core: state_recovery.h)
+// and logs its message as one line (error level when anything was damaged,
+// missing or inconsistent). A damaged clock file is set aside as
+// <name>.damaged. Never stops slurmctld.
+RecoveryDecision RecoverDecayState(ResetPeriod reset_period, time_t now);
 
-// Returns false (after logging the cause) when the file could not be written.
+// Returns false when the file could not be written (logged once per kind of
+// failure, not at every pass).
 bool WriteDecayState(const DecayState& state);
 
 enum class StateFileRead { kOk, kMissing, kUnreadable };
@@ -33,11 +39,17 @@ enum class StateFileRead { kOk, kMissing, kUnreadable };
 // StateSaveLocation/<name> (suffix "" or ".old") into *bytes.
 StateFileRead ReadStateFile(const std::string& name, const char* suffix, std::string* bytes,
                             std::string* why);
-// Atomically replaces StateSaveLocation/<name> with bytes; logs failures.
+// Atomically replaces StateSaveLocation/<name> with bytes. A failure is
+// logged once, saying what the site must do, until a write succeeds again
+// (which is logged too). <name>.old is refreshed only from a regular file
+// that is not known to be damaged: the last good copy is never replaced by
+// damage and never deleted because <name> is in the way.
 bool WriteStateFile(const std::string& name, const std::string& bytes);
 // Renames a damaged StateSaveLocation/<name> to <name>.damaged, keeping it
-// for inspection and keeping <name>.old the last good copy.
-void SetAsideDamagedStateFile(const std::string& name);
+// for inspection and keeping <name>.old the last good copy. When it cannot
+// be moved, says so (once) and remembers it, so that no write copies it
+// over <name>.old. Returns whether it was moved.
+bool SetAsideDamagedStateFile(const std::string& name);
 // The full path of StateSaveLocation/<name><suffix>.
 std::string StateFilePath(const std::string& name, const char* suffix = "");
 

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "usage_bootstrap_bridge.h"
 
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <map>
@@ -11,7 +10,6 @@
 #include "planned_use.h"
 #include "planned_use_state.h"
 #include "plugin_log.h"
-#include "state_file.h"
 #include "tres_counts.h"
 #include "usage_bootstrap.h"
 #include "slurm_api.h"
@@ -20,7 +18,7 @@ namespace fairway::plugin {
 
 namespace {
 
-constexpr int64_t kMaxWindow = 365 * 86400;
+bool g_told_no_connection = false;  // decay thread only
 
 struct FetchedJob {
   JobUsageRecord usage;                 // billing
@@ -64,34 +62,43 @@ bool FetchJobs(time_t since, time_t now, std::vector<FetchedJob>* jobs) {
 
 }  // namespace
 
-bool UsageBootstrapWanted(const PluginConfig& config) {
+bool UsageBootstrapWanted(const PluginConfig& config, bool usage_missing) {
   if (!config.calc_fairshare) return false;
   switch (config.params.usage_bootstrap) {
     case UsageBootstrap::kOff: return false;
     case UsageBootstrap::kForce: return true;
-    case UsageBootstrap::kAuto: break;
+    case UsageBootstrap::kAuto: return usage_missing;
   }
-  struct stat st;
-  const std::string path = StateFilePath("assoc_usage");
-  if (stat(path.c_str(), &st) == 0) return false;
-  LogInfo("usage bootstrap: %s is missing: usage will be rebuilt from slurmdbd's job records",
-          path.c_str());
-  return true;
+  return false;
 }
 
-bool RunUsageBootstrap(time_t now, time_t last_reset, const PluginConfig& config) {
+BootstrapResult RunUsageBootstrap(time_t now, time_t configured_last_reset,
+                                  const PluginConfig& config, bool replace, bool retry) {
   const Params& p = config.params;
-  const bool force = p.usage_bootstrap == UsageBootstrap::kForce;
-  // Older usage weighs under 0.1% after ten half-lives; without decay,
-  // usage counts since the last reset.
-  int64_t window = p.decay_half_life_s > 0 ? 10 * p.decay_half_life_s : now - last_reset;
-  if (window <= 0 || window > kMaxWindow) window = kMaxWindow;
-  const time_t since = now - window;
+  const bool force = replace || p.usage_bootstrap == UsageBootstrap::kForce;
+  if (!acct_db_conn) {
+    // No accounting connection at all (none configured, or none yet).
+    if (!g_told_no_connection) {
+      g_told_no_connection = true;
+      LogError("usage bootstrap: slurmctld has no accounting connection; usage is not rebuilt "
+               "from slurmdbd until it has one (each decay pass checks)");
+    }
+    return BootstrapResult::kRetryLater;
+  }
+  // Usage counts since the configured reset (all history without one);
+  // with decay, older usage weighs under 0.1% after ten half-lives.
+  time_t since = configured_last_reset > 0 ? configured_last_reset : 1;
+  if (p.decay_half_life_s > 0 && now - 10 * p.decay_half_life_s > since) {
+    since = now - 10 * p.decay_half_life_s;
+  }
   std::vector<FetchedJob> fetched;
   if (!FetchJobs(since, now, &fetched)) {
-    LogError("usage bootstrap: slurmdbd returned no job records (is it reachable?); usage "
-             "starts from what slurmctld has");
-    return false;
+    if (!retry) {
+      LogError("usage bootstrap: slurmdbd returned no job records (is it reachable?); usage "
+               "starts from what slurmctld has, and every decay pass retries until slurmdbd "
+               "answers");
+    }
+    return BootstrapResult::kRetryLater;
   }
   std::vector<JobUsageRecord> jobs;
   jobs.reserve(fetched.size());
@@ -105,7 +112,7 @@ bool RunUsageBootstrap(time_t now, time_t last_reset, const PluginConfig& config
   if (!SnapshotAssocs(p.Mode(), &snapshot)) {
     assoc_mgr_unlock(&locks);
     LogError("usage bootstrap: no association tree; skipped");
-    return false;
+    return BootstrapResult::kNotNeeded;
   }
   const AssocTree& tree = snapshot.tree;
   if (!force) {
@@ -114,7 +121,7 @@ bool RunUsageBootstrap(time_t now, time_t last_reset, const PluginConfig& config
         assoc_mgr_unlock(&locks);
         LogInfo("usage bootstrap: slurmctld already has usage; nothing overwritten "
                 "(usage_bootstrap=force rebuilds it anyway)");
-        return false;
+        return BootstrapResult::kNotNeeded;
       }
     }
   }
@@ -152,10 +159,13 @@ bool RunUsageBootstrap(time_t now, time_t last_reset, const PluginConfig& config
     }
   }
   assoc_mgr_unlock(&locks);
-  LogInfo("usage bootstrap: rebuilt the usage of %zu associations from %zu jobs in slurmdbd "
-          "since %lld (cluster usage %.0Lf billing-seconds)",
-          rebuilt, jobs.size(), static_cast<long long>(since), root_usage);
-  return true;
+  // Error level: usage was lost and replaced; the site should know.
+  LogError("usage bootstrap: rebuilt the usage of %zu associations from %zu jobs in slurmdbd "
+           "since %lld%s (cluster usage %.0Lf billing-seconds)%s",
+           rebuilt, jobs.size(), static_cast<long long>(since),
+           since == 1 ? " (all history)" : "", root_usage,
+           retry ? ", now that slurmdbd answers" : "");
+  return BootstrapResult::kRebuilt;
 }
 
 }  // namespace fairway::plugin
