@@ -181,7 +181,8 @@ summary() {
 # check_no_accounting_host DIR: runs test/host/no_accounting_host (the plugin
 # loaded with the association manager and no accounting connection) on copies
 # of DIR's saved association state: once with nothing else (the usage
-# bootstrap's path) and once with assoc_usage (no decay on the first pass).
+# bootstrap's path: no crash, no decay) and once with assoc_usage and no
+# decay clock (decay at most over the time since assoc_usage's save).
 # Counts its PASS/FAIL lines. Needs a slurmctld that has saved its state
 # (stopped or restarted at least once).
 check_no_accounting_host() {
@@ -190,7 +191,8 @@ check_no_accounting_host() {
   for case in without-usage with-usage; do
     work=$(mktemp -d /tmp/fairway-host.XXXXXX)
     cp "$dir/state/assoc_mgr_state" "$dir/state/last_tres" "$work/"
-    if [ "$case" = with-usage ]; then cp "$dir/state/assoc_usage" "$dir/state/qos_usage" "$work/"; fi
+    # -p: assoc_usage's mtime tells the host how old the saved usage is.
+    if [ "$case" = with-usage ]; then cp -p "$dir/state/assoc_usage" "$dir/state/qos_usage" "$work/"; fi
     out=$(timeout 60 "$host" "$work" "$FW_PLUGIN_DIR/priority_fairway.so" 2>&1)
     echo "$out" | grep -E '^(PASS|FAIL): ' | sed "s/^\(PASS\|FAIL\): /\1: no accounting connection, $case: /"
     FW_PASSES=$((FW_PASSES + $(echo "$out" | grep -c '^PASS: ')))
