@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // One fixture slurm.conf per class of mistake (test/unit/data/conf_*.conf).
-#include "cmd/check_config.h"
+#include "check_config.h"
 
 #include <gtest/gtest.h>
 

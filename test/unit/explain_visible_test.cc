@@ -11,8 +11,8 @@
 #include <cmath>
 #include <set>
 
-#include "cmd/explain_model.h"
-#include "cmd/explain_visible.h"
+#include "explain_model.h"
+#include "explain_visible.h"
 #include "test_support.h"
 
 namespace fairway {

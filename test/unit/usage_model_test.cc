@@ -2,7 +2,7 @@
 // `fairway usage` without a database: slurmdbd.conf parsing and the
 // permission refusal, the audit comparison, the export scenario
 // (the `job` keyword, stdin) and its fifo replay.
-#include "cmd/usage_model.h"
+#include "usage_model.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "io/scenario_file.h"
+#include "io/slurmdbd_conf_reader.h"
 #include "sim/report.h"
 #include "sim/simulator.h"
 

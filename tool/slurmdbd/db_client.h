@@ -3,8 +3,8 @@
 // (MariaDB Connector/C), with the credentials of slurmdbd.conf. Only SELECT
 // statements are sent, in a session set READ ONLY. Errors are sentences
 // naming the server, user, database or table concerned, never the password.
-#ifndef FAIRWAY_CLIENT_DB_CLIENT_H_
-#define FAIRWAY_CLIENT_DB_CLIENT_H_
+#ifndef FAIRWAY_TOOL_SLURMDBD_DB_CLIENT_H_
+#define FAIRWAY_TOOL_SLURMDBD_DB_CLIENT_H_
 
 #include <cstdint>
 #include <map>
@@ -12,7 +12,27 @@
 #include <string>
 #include <vector>
 
-#include "cmd/usage_model.h"
+#include "io/slurmdbd_conf_reader.h"
+
+namespace fairway::usage {
+
+// A job row of <cluster>_job_table, converted.
+struct DbJob {
+  uint32_t job_id = 0;
+  uint32_t assoc_id = 0;
+  uint32_t user_id = 0;
+  uint32_t qos_id = 0;
+  uint32_t state = 0;
+  int64_t submit = 0;
+  int64_t start = 0;  // 0 = never started
+  int64_t end = 0;    // 0 = not ended
+  std::string partition;
+  std::map<uint32_t, uint64_t> tres;  // tres_alloc
+  double billing = 0;
+  uint64_t cpus = 0;
+};
+
+}  // namespace fairway::usage
 
 namespace fairway::client {
 
@@ -54,4 +74,4 @@ class DbClient {
 
 }  // namespace fairway::client
 
-#endif  // FAIRWAY_CLIENT_DB_CLIENT_H_
+#endif  // FAIRWAY_TOOL_SLURMDBD_DB_CLIENT_H_

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// The pure part of `fairway usage audit|export` (doc/accounting.md): reading
-// slurmdbd.conf (and refusing one that others can read), comparing rebuilt
-// usage with the controller's, and writing the export scenario (a job's
-// tres_alloc is parsed by src/tres_counts.h). No Slurm or MariaDB header:
-// client/db_client fetches the rows, src/cmd/usage.cc runs the commands.
-#ifndef FAIRWAY_CMD_USAGE_MODEL_H_
-#define FAIRWAY_CMD_USAGE_MODEL_H_
+// The pure part of `fairway usage audit|export` (doc/accounting.md):
+// comparing rebuilt usage with the controller's, and writing the export
+// scenario (a job's tres_alloc is parsed by src/tres_counts.h). No Slurm or
+// MariaDB header: src/io/slurmdbd_conf_reader reads slurmdbd.conf,
+// tool/slurmdbd/db_client fetches the rows, tool/usage.cc runs the commands.
+#ifndef FAIRWAY_TOOL_USAGE_MODEL_H_
+#define FAIRWAY_TOOL_USAGE_MODEL_H_
 
 #include <cstdint>
 #include <istream>
@@ -17,43 +17,6 @@
 #include "assoc_tree.h"
 
 namespace fairway::usage {
-
-// What `fairway usage` needs of slurmdbd.conf.
-struct SlurmdbdConf {
-  std::string path;
-  std::string host = "localhost";  // StorageHost
-  uint32_t port = 3306;             // StoragePort
-  std::string user;                 // StorageUser
-  std::string pass;                 // StoragePass
-  std::string loc = "slurm_acct_db";  // StorageLoc
-};
-
-// "Key=Value" lines, '#' comments, keys case-insensitive; unknown keys
-// ignored. False with "<source>:<line>: ..." for a bad StoragePort.
-bool ParseSlurmdbdConf(std::istream& in, const std::string& source, SlurmdbdConf* conf,
-                       std::string* error);
-// Opens, checks the mode like slurmdbd does ((mode & 077) != 0 is refused:
-// the file holds the database password) and parses.
-bool ReadSlurmdbdConf(const std::string& path, SlurmdbdConf* conf, std::string* error);
-// slurmdbd.conf in the directory of $SLURM_CONF (slurm_conf_env may be
-// null or empty), else /etc/slurm/slurmdbd.conf.
-std::string DefaultSlurmdbdConfPath(const char* slurm_conf_env);
-
-// A job row of <cluster>_job_table, converted.
-struct DbJob {
-  uint32_t job_id = 0;
-  uint32_t assoc_id = 0;
-  uint32_t user_id = 0;
-  uint32_t qos_id = 0;
-  uint32_t state = 0;
-  int64_t submit = 0;
-  int64_t start = 0;  // 0 = never started
-  int64_t end = 0;    // 0 = not ended
-  std::string partition;
-  std::map<uint32_t, uint64_t> tres;  // tres_alloc
-  double billing = 0;
-  uint64_t cpus = 0;
-};
 
 // ---- audit ------------------------------------------------------------
 struct AuditTolerance {
@@ -118,4 +81,4 @@ void WriteExportTrace(const std::vector<ExportJob>& jobs, std::ostream& out);
 
 }  // namespace fairway::usage
 
-#endif  // FAIRWAY_CMD_USAGE_MODEL_H_
+#endif  // FAIRWAY_TOOL_USAGE_MODEL_H_

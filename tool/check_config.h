@@ -6,15 +6,15 @@
 // priority/multifactor and under priority/fairway (established on live
 // controllers: test/integration/check_config_truth.sh). CheckSlurmConf is
 // pure so the unit tests call it directly.
-#ifndef FAIRWAY_CMD_CHECK_CONFIG_H_
-#define FAIRWAY_CMD_CHECK_CONFIG_H_
+#ifndef FAIRWAY_TOOL_CHECK_CONFIG_H_
+#define FAIRWAY_TOOL_CHECK_CONFIG_H_
 
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "../io/slurm_conf_reader.h"
+#include "io/slurm_conf_reader.h"
 
 namespace CLI {
 class App;
@@ -68,4 +68,4 @@ void RegisterCheckConfigCommand(CLI::App& app);
 
 }  // namespace fairway
 
-#endif  // FAIRWAY_CMD_CHECK_CONFIG_H_
+#endif  // FAIRWAY_TOOL_CHECK_CONFIG_H_

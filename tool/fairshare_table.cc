@@ -9,9 +9,9 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "../fairshare.h"
-#include "../io/tree_file.h"
-#include "../text_util.h"
+#include "fairshare.h"
+#include "io/tree_file.h"
+#include "text_util.h"
 
 namespace fairway {
 

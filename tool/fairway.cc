@@ -27,9 +27,9 @@ int main(int argc, char** argv) {
   fairway::RegisterFairshareCommand(app);
   fairway::RegisterCheckConfigCommand(app);
   fairway::RegisterSimulateCommand(app);
-  // `fairway explain` (src/cmd/explain.cc).
+  // `fairway explain` (tool/explain.cc).
   fairway::RegisterExplainCommand(app);
-  // `fairway usage audit|export` (src/cmd/usage.cc).
+  // `fairway usage audit|export` (tool/usage.cc).
   fairway::RegisterUsageCommand(app);
   try {
     app.parse(argc, argv);

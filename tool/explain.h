@@ -2,8 +2,8 @@
 // `fairway explain`: registers the subcommand on the fairway command line.
 // The full implementation lives in explain.cc (shows, per association or job,
 // every input and intermediate value of the fairshare and priority maths).
-#ifndef FAIRWAY_CMD_EXPLAIN_H_
-#define FAIRWAY_CMD_EXPLAIN_H_
+#ifndef FAIRWAY_TOOL_EXPLAIN_H_
+#define FAIRWAY_TOOL_EXPLAIN_H_
 
 namespace CLI {
 class App;
@@ -15,4 +15,4 @@ void RegisterExplainCommand(CLI::App& app);
 
 }  // namespace fairway
 
-#endif  // FAIRWAY_CMD_EXPLAIN_H_
+#endif  // FAIRWAY_TOOL_EXPLAIN_H_

@@ -3,9 +3,9 @@
 // reports (configuration, associations with usage, QOS, partitions, nodes,
 // jobs), rebuild the core's inputs, run the same fairshare and priority code
 // the plugin runs, and keep every intermediate value for display. Pure: no
-// RPC here (client/slurm_client does that), so it is unit-testable.
-#ifndef FAIRWAY_CMD_EXPLAIN_MODEL_H_
-#define FAIRWAY_CMD_EXPLAIN_MODEL_H_
+// RPC here (tool/slurmctld/rpc_client does that), so it is unit-testable.
+#ifndef FAIRWAY_TOOL_EXPLAIN_MODEL_H_
+#define FAIRWAY_TOOL_EXPLAIN_MODEL_H_
 
 #include <string>
 #include <vector>
@@ -14,7 +14,7 @@
 #include "job_priority.h"
 #include "explain_visible.h"
 #include "planned_use.h"
-#include "slurm_client.h"
+#include "slurmctld/rpc_client.h"
 
 namespace fairway {
 
@@ -70,4 +70,4 @@ int32_t FindExplainAssoc(const ExplainModel& model, const std::string& account,
 
 }  // namespace fairway
 
-#endif  // FAIRWAY_CMD_EXPLAIN_MODEL_H_
+#endif  // FAIRWAY_TOOL_EXPLAIN_MODEL_H_

@@ -13,10 +13,10 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "../io/scenario_file.h"
-#include "../sim/policy.h"
-#include "../sim/report.h"
-#include "../sim/simulator.h"
+#include "io/scenario_file.h"
+#include "sim/policy.h"
+#include "sim/report.h"
+#include "sim/simulator.h"
 
 namespace fairway {
 

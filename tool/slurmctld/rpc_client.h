@@ -4,8 +4,8 @@
 // C++ types: configuration, associations with usage and the controller's
 // fairshare values, QOS, partitions, nodes, jobs and sprio's factors. This
 // directory is the only tool code that includes Slurm's (public) headers.
-#ifndef FAIRWAY_CLIENT_SLURM_CLIENT_H_
-#define FAIRWAY_CLIENT_SLURM_CLIENT_H_
+#ifndef FAIRWAY_TOOL_SLURMCTLD_RPC_CLIENT_H_
+#define FAIRWAY_TOOL_SLURMCTLD_RPC_CLIENT_H_
 
 #include <cstdint>
 #include <string>
@@ -102,4 +102,4 @@ std::vector<uint64_t> ParseTresString(const std::string& text,
 
 }  // namespace fairway::client
 
-#endif  // FAIRWAY_CLIENT_SLURM_CLIENT_H_
+#endif  // FAIRWAY_TOOL_SLURMCTLD_RPC_CLIENT_H_

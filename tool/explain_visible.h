@@ -9,14 +9,14 @@
 // explains, with the core's per-association formulas, the part of the
 // fairshare computation that uses only the rows the user can see, and names
 // the rest. Pure: no RPC, unit-testable.
-#ifndef FAIRWAY_CMD_EXPLAIN_VISIBLE_H_
-#define FAIRWAY_CMD_EXPLAIN_VISIBLE_H_
+#ifndef FAIRWAY_TOOL_EXPLAIN_VISIBLE_H_
+#define FAIRWAY_TOOL_EXPLAIN_VISIBLE_H_
 
 #include <cstdint>
 #include <string>
 
 #include "fairshare.h"
-#include "slurm_client.h"
+#include "slurmctld/rpc_client.h"
 
 namespace fairway {
 
@@ -63,4 +63,4 @@ bool VisibleAssocPriorityNorm(const client::ControllerState& state, int32_t asso
 
 }  // namespace fairway
 
-#endif  // FAIRWAY_CMD_EXPLAIN_VISIBLE_H_
+#endif  // FAIRWAY_TOOL_EXPLAIN_VISIBLE_H_

@@ -2,8 +2,8 @@
 // `fairway fairshare`: computes every association's fairshare from a tree
 // file and prints it with sshare's columns (-l: long columns, -P: parsable,
 // --json).
-#ifndef FAIRWAY_CMD_FAIRSHARE_TABLE_H_
-#define FAIRWAY_CMD_FAIRSHARE_TABLE_H_
+#ifndef FAIRWAY_TOOL_FAIRSHARE_TABLE_H_
+#define FAIRWAY_TOOL_FAIRSHARE_TABLE_H_
 
 namespace CLI {
 class App;
@@ -15,4 +15,4 @@ void RegisterFairshareCommand(CLI::App& app);
 
 }  // namespace fairway
 
-#endif  // FAIRWAY_CMD_FAIRSHARE_TABLE_H_
+#endif  // FAIRWAY_TOOL_FAIRSHARE_TABLE_H_

@@ -8,9 +8,9 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
-#include "../assoc_tree.h"
-#include "../io/slurm_conf_values.h"
-#include "../io/tree_file.h"
+#include "assoc_tree.h"
+#include "io/slurm_conf_values.h"
+#include "io/tree_file.h"
 
 namespace fairway {
 

@@ -2,8 +2,8 @@
 // `fairway simulate SCENARIO`: runs the discrete-event simulator
 // (src/sim/) for each policy, writes CSV/JSON outputs and gnuplot plots into
 // --out, and prints a summary table (doc/simulate.md).
-#ifndef FAIRWAY_CMD_SIMULATE_H_
-#define FAIRWAY_CMD_SIMULATE_H_
+#ifndef FAIRWAY_TOOL_SIMULATE_H_
+#define FAIRWAY_TOOL_SIMULATE_H_
 
 namespace CLI {
 class App;
@@ -15,4 +15,4 @@ void RegisterSimulateCommand(CLI::App& app);
 
 }  // namespace fairway
 
-#endif  // FAIRWAY_CMD_SIMULATE_H_
+#endif  // FAIRWAY_TOOL_SIMULATE_H_

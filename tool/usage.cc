@@ -15,10 +15,10 @@
 #include <sstream>
 #include <string>
 
-#include "db_client.h"
+#include "slurmdbd/db_client.h"
 #include "decay.h"
 #include "fairshare.h"
-#include "slurm_client.h"
+#include "slurmctld/rpc_client.h"
 #include "text_util.h"
 #include "usage_bootstrap.h"
 #include "usage_model.h"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-#include "slurm_client.h"
+#include "rpc_client.h"
 
 #include <cmath>
 #include <cstdlib>
