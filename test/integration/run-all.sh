@@ -39,10 +39,14 @@ while read -r name s _; do
   [[ ${s:-} =~ ^[0-9]+$ ]] || s=99999
   names+=("$name"); secs+=("$s"); listed[$name]=1
 done < "$list"
+# Every NAME.sh here but lib.sh is a scenario: one missing from the list
+# (a merge that kept the file and lost its line) fails the run rather than
+# silently not running.
+unlisted=()
 for f in "$here"/*.sh; do
   n=$(basename "$f" .sh)
   case $n in lib | run-all) continue ;; esac
-  [ -n "${listed[$n]:-}" ] || echo "$me: note: $n.sh is not in scenarios.list: not run" >&2
+  [ -n "${listed[$n]:-}" ] || unlisted+=("$n")
 done
 if [ $# -gt 0 ]; then  # a subset, in the list's order
   declare -A want
@@ -135,6 +139,12 @@ while :; do
     fi
   done
 done
+if [ $# -eq 0 ]; then
+  for n in "${unlisted[@]}"; do
+    echo "FAIL: $n.sh is in $here but not in scenarios.list: add a line '$n SECONDS' there"
+    total_fail=$((total_fail + 1))
+  done
+fi
 if [ $interrupted = 1 ]; then
   echo "FAIL: interrupted; $((${#queue[@]} - next)) scenario(s) not run"
   total_fail=$((total_fail + 1))
