@@ -28,13 +28,18 @@ prepare_plugin_dir() {
   cp "$so" "$FW_PLUGIN_DIR/priority_fairway.so"
 }
 
+# The helpers name their cluster directory argument cdir, never dir or c:
+# a scenario's EXIT trap (stop_cluster "$dir/c", "$c") runs in the scope
+# of the function it was stopped in (SIGTERM from run-all.sh, Ctrl-C), and
+# a local dir there left the cluster running.
+
 # start_cluster DIR TYPE [EXTRA_CONF_FILE]
 start_cluster() {
-  local dir=$1 type=$2 extra=${3:-}
-  local args=(start --dir "$dir" --priority-type "$type" --plugin-dir "$FW_PLUGIN_DIR")
+  local cdir=$1 type=$2 extra=${3:-}
+  local args=(start --dir "$cdir" --priority-type "$type" --plugin-dir "$FW_PLUGIN_DIR")
   [ -n "$extra" ] && args+=(--extra-conf "$extra")
-  "$FW_CLUSTER" "${args[@]}" > "$dir.env" || return 1
-  export SLURM_CONF="$dir/etc/slurm.conf"
+  "$FW_CLUSTER" "${args[@]}" > "$cdir.env" || return 1
+  export SLURM_CONF="$cdir/etc/slurm.conf"
 }
 
 stop_cluster() { "$FW_CLUSTER" stop --dir "$1" >/dev/null 2>&1 || true; }
@@ -42,9 +47,9 @@ stop_cluster() { "$FW_CLUSTER" stop --dir "$1" >/dev/null 2>&1 || true; }
 # restart_ctld DIR TYPE [EXTRA_CONF_FILE]: switch plugin (and conf) on the
 # same state.
 restart_ctld() {
-  local dir=$1 type=$2 extra=${3:-}
-  if [ -n "$extra" ]; then merge_conf "$dir" "$extra"; fi
-  "$FW_CLUSTER" restart-ctld --dir "$dir" --priority-type "$type" --plugin-dir "$FW_PLUGIN_DIR"
+  local cdir=$1 type=$2 extra=${3:-}
+  if [ -n "$extra" ]; then merge_conf "$cdir" "$extra"; fi
+  "$FW_CLUSTER" restart-ctld --dir "$cdir" --priority-type "$type" --plugin-dir "$FW_PLUGIN_DIR"
 }
 
 # merge_conf DIR FILE: replace keys of FILE in slurm.conf (whole-line keys).
@@ -69,8 +74,8 @@ last_decay_ran() {
 # 90) for a decay pass that started at or after SINCE (its last_ran >=
 # SINCE), then 1 s more: the pass writes last_ran last. False on timeout.
 wait_pass_since() {
-  local dir=$1 since=$2 limit=$((SECONDS + ${3:-90}))
-  while [ "$(last_decay_ran "$dir")" -lt "$since" ]; do
+  local cdir=$1 since=$2 limit=$((SECONDS + ${3:-90}))
+  while [ "$(last_decay_ran "$cdir")" -lt "$since" ]; do
     [ $SECONDS -gt $limit ] && return 1
     sleep 0.5
   done
@@ -79,14 +84,14 @@ wait_pass_since() {
 
 # wait_decay_passes DIR N: wait until N passes have completed after now.
 wait_decay_passes() {
-  local dir=$1 n=${2:-1} since last count=0 limit=$((SECONDS + 100 * ${2:-1}))
+  local cdir=$1 n=${2:-1} since last count=0 limit=$((SECONDS + 100 * ${2:-1}))
   since=$(date +%s)
-  last=$(last_decay_ran "$dir")
+  last=$(last_decay_ran "$cdir")
   while [ $count -lt "$n" ]; do
     if [ $SECONDS -gt $limit ]; then echo "timeout waiting for a decay pass" >&2; return 1; fi
     sleep 2
     local now_ran
-    now_ran=$(last_decay_ran "$dir")
+    now_ran=$(last_decay_ran "$cdir")
     if [ "$now_ran" != "$last" ] && [ "$now_ran" -ge "$since" ]; then
       count=$((count + 1))
       last=$now_ran
@@ -186,13 +191,13 @@ summary() {
 # Counts its PASS/FAIL lines. Needs a slurmctld that has saved its state
 # (stopped or restarted at least once).
 check_no_accounting_host() {
-  local dir=$1 host="$FW_TOP/test/host/no_accounting_host" case work out line
+  local cdir=$1 host="$FW_TOP/test/host/no_accounting_host" case work out line
   [ -x "$host" ] || { fail "no-accounting host: $host not built"; return; }
   for case in without-usage with-usage; do
     work=$(mktemp -d /tmp/fairway-host.XXXXXX)
-    cp "$dir/state/assoc_mgr_state" "$dir/state/last_tres" "$work/"
+    cp "$cdir/state/assoc_mgr_state" "$cdir/state/last_tres" "$work/"
     # -p: assoc_usage's mtime tells the host how old the saved usage is.
-    if [ "$case" = with-usage ]; then cp -p "$dir/state/assoc_usage" "$dir/state/qos_usage" "$work/"; fi
+    if [ "$case" = with-usage ]; then cp -p "$cdir/state/assoc_usage" "$cdir/state/qos_usage" "$work/"; fi
     out=$(timeout 60 "$host" "$work" "$FW_PLUGIN_DIR/priority_fairway.so" 2>&1)
     echo "$out" | grep -E '^(PASS|FAIL): ' | sed "s/^\(PASS\|FAIL\): /\1: no accounting connection, $case: /"
     FW_PASSES=$((FW_PASSES + $(echo "$out" | grep -c '^PASS: ')))

@@ -32,7 +32,10 @@ stop_ctld() {
   kill -KILL "$pid"
 }
 # try_start TYPE KEY VALUE: slurmctld with KEY=VALUE on the base conf.
-# Echoes "up" (answers scontrol ping within 20 s) or "down"; leaves it running.
+# Echoes "up" (answers scontrol ping within 60 s, as scripts/cluster waits
+# for a start) or "down" (exited, or never answered); leaves it running. A
+# start that is merely slow (other clusters busy on the same cores) is not a
+# refusal: the wait ends early when the process exits.
 try_start() {
   local type=$1 key=$2 value=$3 pid
   stop_ctld
@@ -44,7 +47,7 @@ try_start() {
   # slurmctld reads slurm.conf before it daemonises: a refused value makes
   # the command itself fail.
   slurmctld </dev/null >>"$c/log/slurmctld.out" 2>&1 || { echo down; return; }
-  for i in $(seq 100); do
+  for i in $(seq 300); do
     pid=$(ctld_pid)
     if [ -n "$pid" ] && timeout 5 scontrol ping 2>/dev/null | grep -q UP; then echo up; return; fi
     if [ -n "$pid" ] && ! alive "$pid"; then echo down; return; fi
