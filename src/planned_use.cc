@@ -254,6 +254,14 @@ void PlannedUseLedger::ChargePath(const AssocTree& tree, int32_t i, long double 
   }
 }
 
+long double PlannedUseChargeAfter(long double amount, int64_t slice_start, int64_t slice_end,
+                                  int64_t charged_until) {
+  if (charged_until <= slice_start) return amount;
+  if (charged_until >= slice_end) return 0;
+  return amount * static_cast<long double>(slice_end - charged_until) /
+         static_cast<long double>(slice_end - slice_start);
+}
+
 double PlannedUsePerIntervalDecay(int64_t interval_s, int64_t half_life_s) {
   if (half_life_s <= 0 || interval_s <= 0) return 1.0;
   return std::exp2(-static_cast<double>(interval_s) / static_cast<double>(half_life_s));

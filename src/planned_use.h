@@ -38,6 +38,14 @@ struct PlannedUseLedger {
   void ChargePath(const AssocTree& tree, int32_t i, long double billing_seconds);
 };
 
+// The part of `amount`, charged evenly over [slice_start, slice_end), that
+// falls after `charged_until`: a ledger restored from its file already
+// holds the charges up to when it was saved, even when the usage is charged
+// from an earlier instant (doc/reliability.md's recovery rule). All of it
+// when charged_until <= slice_start; none when >= slice_end.
+long double PlannedUseChargeAfter(long double amount, int64_t slice_start, int64_t slice_end,
+                                  int64_t charged_until);
+
 // D = 2^(-interval/half_life); 1 when half_life_s <= 0 (no decay).
 double PlannedUsePerIntervalDecay(int64_t interval_s, int64_t half_life_s);
 

@@ -489,4 +489,16 @@ TEST(PlannedUseLedgerFile, RejectionReasons) {
 }
 
 }  // namespace
+
+// A ledger restored from its file holds the charges up to its save: a slice
+// that starts earlier (usage charged from an older assoc_usage) counts only
+// after it.
+TEST(PlannedUse, ChargeAfterTheLedgersSave) {
+  EXPECT_EQ(PlannedUseChargeAfter(60.0L, 100, 160, 0), 60.0L);    // nothing restored
+  EXPECT_EQ(PlannedUseChargeAfter(60.0L, 100, 160, 100), 60.0L);  // saved at the slice start
+  EXPECT_EQ(PlannedUseChargeAfter(60.0L, 100, 160, 130), 30.0L);  // half already held
+  EXPECT_EQ(PlannedUseChargeAfter(60.0L, 100, 160, 160), 0.0L);   // all of it held
+  EXPECT_EQ(PlannedUseChargeAfter(60.0L, 100, 160, 200), 0.0L);
+}
+
 }  // namespace fairway

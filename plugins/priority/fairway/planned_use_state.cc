@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "planned_use_state.h"
 
+#include <sys/stat.h>
+
+#include <atomic>
 #include <mutex>
 
 #include "planned_use.h"
@@ -17,6 +20,13 @@ constexpr const char* kLedgerFile = "fairway_planned_use";
 std::mutex g_ledger_mutex;  // the decay thread and job-end charges
 PlannedUseLedger* g_ledger = nullptr;  // raw: no static destructor at exit
 bool g_loaded = false;
+// When the ledger loaded at start was written: PlannedUseLedgerChargedUntil.
+std::atomic<time_t> g_charged_until{0};
+
+void NoteChargedUntil(const char* suffix) {
+  struct stat st;
+  if (stat(StateFilePath(kLedgerFile, suffix).c_str(), &st) == 0) g_charged_until = st.st_mtime;
+}
 
 bool TryLoad(const char* suffix, PlannedUseLedger* ledger, std::string* why) {
   std::string bytes;
@@ -35,6 +45,8 @@ PlannedUseLedger& Ledger() {
 
 }  // namespace
 
+time_t PlannedUseLedgerChargedUntil() { return g_charged_until.load(); }
+
 void LoadPlannedUseLedger() {
   std::lock_guard<std::mutex> lock(g_ledger_mutex);
   if (g_loaded) return;
@@ -43,6 +55,7 @@ void LoadPlannedUseLedger() {
   std::string why;
   if (TryLoad("", &loaded, &why)) {
     Ledger() = std::move(loaded);
+    NoteChargedUntil("");
     LogInfo("planned use: ledger of %zu associations restored from %s", Ledger().entries.size(),
             StateFilePath(kLedgerFile).c_str());
     return;
@@ -54,6 +67,7 @@ void LoadPlannedUseLedger() {
     std::string old_why;
     if (TryLoad(".old", &old, &old_why)) {
       Ledger() = std::move(old);
+      NoteChargedUntil(".old");
       LogError("planned use: state file %s is missing; ledger restored from %s (usage since "
                "its last write is lost)",
                StateFilePath(kLedgerFile).c_str(), StateFilePath(kLedgerFile, ".old").c_str());
@@ -72,6 +86,7 @@ void LoadPlannedUseLedger() {
   std::string old_why;
   if (TryLoad(".old", &old, &old_why)) {
     Ledger() = std::move(old);
+    NoteChargedUntil(".old");
     LogError("planned use: ledger restored from %s (usage since its last write is lost)",
              StateFilePath(kLedgerFile, ".old").c_str());
   } else {

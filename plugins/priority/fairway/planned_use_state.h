@@ -26,6 +26,10 @@ void RollPlannedUseLedger(time_t now, const PluginConfig& config);
 void SavePlannedUseLedger();
 // Adds billing-seconds to association assoc_id and its ancestors, whose ids
 // are given root-last (the adapter walks Slurm's parent pointers).
+// The instant up to which the ledger loaded at start was already charged
+// (its file's modification time: it is written after each pass's charges);
+// 0 when it started empty. Charges of earlier slices count only after it.
+time_t PlannedUseLedgerChargedUntil();
 void ChargePlannedUse(const uint32_t* assoc_path_ids, int path_length, long double billing_seconds);
 // Requires the assoc lock held by the caller: planned-use fairshare over
 // the snapshot tree with the current ledger.

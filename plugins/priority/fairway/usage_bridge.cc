@@ -3,6 +3,7 @@
 
 #include <vector>
 
+#include "planned_use.h"
 #include "planned_use_state.h"
 #include "plugin_log.h"
 #include "prefetch.h"
@@ -110,13 +111,18 @@ slurmdb_qos_rec_t* PartitionQos(const job_record_t* job) {
 
 // Planned use: accrue mode charges the slice's undecayed billing-seconds;
 // start mode charges billing x time limit once, with the job's first slice.
+// Neither charges again what the ledger loaded at start already holds.
 void ChargeLedger(const job_record_t* job, const JobChargeInput& in, const JobCharge& charge,
                   const PluginConfig& config) {
+  const time_t charged_until = PlannedUseLedgerChargedUntil();
   long double amount = 0;
   if (config.params.planned_use_charge == PlannedUseCharge::kAccrue) {
-    amount = charge.real_nodecay;
-  } else if (job->start_time >= in.start_period && job->time_limit != INFINITE &&
-             job->time_limit != NO_VAL) {
+    const time_t slice_start = job->start_time > in.start_period ? job->start_time : in.start_period;
+    amount = PlannedUseChargeAfter(charge.real_nodecay, slice_start,
+                                   slice_start + static_cast<time_t>(charge.run_delta_s),
+                                   charged_until);
+  } else if (job->start_time >= in.start_period && job->start_time >= charged_until &&
+             job->time_limit != INFINITE && job->time_limit != NO_VAL) {
     double factor = in.has_qos && in.qos_usage_factor >= 0 ? in.qos_usage_factor : 1.0;
     amount = static_cast<long double>(in.billable_tres) * job->time_limit * 60.0L * factor;
   }
