@@ -17,36 +17,26 @@ FAIRWAY=${FAIRWAY:-$FW_TOP/fairway}
 dir=$(mktemp -d /tmp/fairway-truth.XXXXXX)
 chmod 755 "$dir"
 c=$dir/c
-trap 'stop_ctld; stop_cluster "$c"; rm -rf "$FW_PLUGIN_DIR"; [ -n "${FW_KEEP:-}" ] || rm -rf "$dir"' EXIT
+trap 'stop_ctld "$c"; stop_cluster "$c"; rm -rf "$FW_PLUGIN_DIR"; [ -n "${FW_KEEP:-}" ] || rm -rf "$dir"' EXIT
 prepare_plugin_dir || exit 1
 [ -x "$FAIRWAY" ] || { echo "check_config_truth.sh: $FAIRWAY not built" >&2; exit 1; }
 mkdir -p "$c"
 conf=$c/etc/slurm.conf
 t_start=$SECONDS
 
-ctld_pid() { tr -dc '0-9' 2>/dev/null < "$c/run/slurmctld.pid"; }
-alive() { [ -n "$1" ] && case $(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) in Z | X | "") false ;; *) [ "$(cat "/proc/$1/comm" 2>/dev/null)" = slurmctld ] ;; esac; }
-stop_ctld() {
-  local pid
-  pid=$(ctld_pid)
-  alive "$pid" || return 0
-  kill -TERM "$pid" 2>/dev/null
-  for _ in $(seq 300); do alive "$pid" || return 0; sleep 0.1; done
-  kill -KILL "$pid"
-}
 
 # start_ctld: slurmctld on $conf as it stands. Echoes "up" (answers ping)
 # or "down" (refused: exited before or after daemonising). Leaves it running.
 start_ctld() {
   local pid i
-  stop_ctld
+  stop_ctld "$c"
   rm -f "$c/run/slurmctld.pid"
   # A value slurm.conf's reader rejects fails the command itself, before
   # slurmctld daemonises; a plugin's fatal() ends the daemon later.
   slurmctld </dev/null >>"$c/log/slurmctld.out" 2>&1 || { echo down; return; }
   for i in $(seq 300); do
-    pid=$(ctld_pid)
-    if [ -n "$pid" ] && ! alive "$pid"; then echo down; return; fi
+    pid=$(ctld_pid "$c")
+    if [ -n "$pid" ] && ! ctld_alive "$pid"; then echo down; return; fi
     if [ -z "$pid" ] && [ "$i" -gt 50 ]; then echo down; return; fi
     if [ -n "$pid" ] && timeout 5 scontrol ping 2>/dev/null | grep -q 'is UP'; then echo up; return; fi
     sleep 0.1
@@ -94,7 +84,7 @@ shown() { awk -v k="$1" 'tolower($1) == tolower(k) { sub(/^[^=]*= */, ""); print
 log "starting cluster"
 start_cluster "$c" priority/fairway || { fail "cluster start"; summary; exit 1; }
 cp "$conf" "$dir/slurm.conf.base"
-stop_ctld
+stop_ctld "$c"
 
 # check_case NAME LINE...: each LINE is KEY=VALUE (replaces KEY) or -KEY
 # (removes it). Compares check-config's claims with both controllers.

@@ -210,3 +210,23 @@ check_no_accounting_host() {
     rm -rf "$work"
   done
 }
+
+# ctld_pid DIR: the pid in DIR's slurmctld pid file (empty when none).
+ctld_pid() { tr -dc '0-9' 2>/dev/null < "$1/run/slurmctld.pid"; }
+# ctld_alive PID: PID is a running (not zombie) slurmctld.
+ctld_alive() {
+  [ -n "$1" ] && case $(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) in
+    Z | X | "") false ;;
+    *) [ "$(cat "/proc/$1/comm" 2>/dev/null)" = slurmctld ] ;;
+  esac
+}
+# stop_ctld DIR: stops DIR's slurmctld alone (SIGTERM, SIGKILL after 30 s);
+# the other daemons keep running.
+stop_ctld() {
+  local pid
+  pid=$(ctld_pid "$1")
+  ctld_alive "$pid" || return 0
+  kill -TERM "$pid" 2>/dev/null
+  for _ in $(seq 300); do ctld_alive "$pid" || return 0; sleep 0.1; done
+  kill -KILL "$pid"
+}

@@ -16,21 +16,11 @@ set -u
 dir=$(mktemp -d /tmp/fairway-config.XXXXXX)
 chmod 755 "$dir"
 c=$dir/c
-trap 'stop_ctld; stop_cluster "$c"; rm -rf "$FW_PLUGIN_DIR"; [ -n "${FW_KEEP:-}" ] || rm -rf "$dir"' EXIT
+trap 'stop_ctld "$c"; stop_cluster "$c"; rm -rf "$FW_PLUGIN_DIR"; [ -n "${FW_KEEP:-}" ] || rm -rf "$dir"' EXIT
 prepare_plugin_dir || exit 1
 mkdir -p "$c"
 conf=$c/etc/slurm.conf
 
-ctld_pid() { tr -dc '0-9' 2>/dev/null < "$c/run/slurmctld.pid"; }
-alive() { [ -n "$1" ] && case $(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) in Z | X | "") false ;; *) [ "$(cat "/proc/$1/comm")" = slurmctld ] ;; esac; }
-stop_ctld() {
-  local pid
-  pid=$(ctld_pid)
-  alive "$pid" || return 0
-  kill -TERM "$pid" 2>/dev/null
-  for _ in $(seq 300); do alive "$pid" || return 0; sleep 0.1; done
-  kill -KILL "$pid"
-}
 # try_start TYPE KEY VALUE: slurmctld with KEY=VALUE on the base conf.
 # Echoes "up" (answers scontrol ping within 60 s, as scripts/cluster waits
 # for a start) or "down" (exited, or never answered); leaves it running. A
@@ -38,7 +28,7 @@ stop_ctld() {
 # refusal: the wait ends early when the process exits.
 try_start() {
   local type=$1 key=$2 value=$3 pid
-  stop_ctld
+  stop_ctld "$c"
   cp "$dir/slurm.conf.base" "$conf"
   sed -i "s|^PriorityType=.*|PriorityType=$type|" "$conf"
   printf '%s=%s\n' "$key" "$value" > "$dir/case.conf"
@@ -48,9 +38,9 @@ try_start() {
   # the command itself fail.
   slurmctld </dev/null >>"$c/log/slurmctld.out" 2>&1 || { echo down; return; }
   for i in $(seq 300); do
-    pid=$(ctld_pid)
+    pid=$(ctld_pid "$c")
     if [ -n "$pid" ] && timeout 5 scontrol ping 2>/dev/null | grep -q UP; then echo up; return; fi
-    if [ -n "$pid" ] && ! alive "$pid"; then echo down; return; fi
+    if [ -n "$pid" ] && ! ctld_alive "$pid"; then echo down; return; fi
     if [ -z "$pid" ] && [ "$i" -gt 50 ]; then echo down; return; fi
     sleep 0.2
   done
