@@ -106,48 +106,46 @@ bool IsRegularFile(const std::string& path) {
   return lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
+// Reads a state file for the recovery rule. Returns true with *bytes when
+// it could be read; otherwise false with *state set (kMissing, or kDamaged
+// with *why saying what is wrong).
+bool ReadForRecovery(const char* name, const char* suffix, std::string* bytes, FileState* state,
+                     std::string* why) {
+  switch (ReadStateFile(name, suffix, bytes, why)) {
+    case StateFileRead::kMissing:
+      *state = FileState::kMissing;
+      why->clear();
+      return false;
+    case StateFileRead::kUnreadable:
+      *state = FileState::kDamaged;
+      return false;
+    case StateFileRead::kOk:
+      break;
+  }
+  return true;
+}
+
 // The decay clock file (or its .old copy) as the core sees it.
 DecayClock ReadClock(const char* suffix) {
-  std::string bytes, why;
+  DecayClock clock;
   struct stat st;
   if (stat(StateFilePath(kDecayFile, suffix).c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
       st.st_size != 16) {  // not read: it may be huge
-    DecayClock clock;
     clock.state = FileState::kDamaged;
     clock.why = "file is " + std::to_string(static_cast<long long>(st.st_size)) +
                 " bytes, expected 16";
     return clock;
   }
-  switch (ReadStateFile(kDecayFile, suffix, &bytes, &why)) {
-    case StateFileRead::kMissing:
-      return DecayClock{};
-    case StateFileRead::kUnreadable: {
-      DecayClock clock;
-      clock.state = FileState::kDamaged;
-      clock.why = why;
-      return clock;
-    }
-    case StateFileRead::kOk:
-      break;
-  }
+  std::string bytes;
+  if (!ReadForRecovery(kDecayFile, suffix, &bytes, &clock.state, &clock.why)) return clock;
   return ParseDecayClock(bytes);
 }
 
 // Slurm's assoc_usage, read once at start before slurmctld saves it again.
 UsageFile ReadAssocUsage() {
-  std::string bytes, why;
-  switch (ReadStateFile("assoc_usage", "", &bytes, &why)) {
-    case StateFileRead::kMissing:
-      return UsageFile{};
-    case StateFileRead::kUnreadable: {
-      UsageFile file;
-      file.state = FileState::kDamaged;
-      file.why = why;
-      return file;
-    }
-    case StateFileRead::kOk:
-      break;
-  }
+  UsageFile file;
+  std::string bytes;
+  if (!ReadForRecovery("assoc_usage", "", &bytes, &file.state, &file.why)) return file;
   return ParseAssocUsage(bytes, SLURM_MIN_PROTOCOL_VERSION, SLURM_PROTOCOL_VERSION);
 }
 
