@@ -54,14 +54,21 @@ class Reader {
  public:
   explicit Reader(SlurmConf* conf) : conf_(conf) {}
 
-  void Add(int line, Severity severity, const std::string& setting, const std::string& value,
-           const std::string& message, const std::string& fallback) {
+  // A diagnostic of line `line` naming the setting and its value.
+  static ConfDiagnostic Make(int line, Severity severity, const std::string& setting,
+                             const std::string& value, const std::string& message) {
     ConfDiagnostic d;
     d.line = line;
     d.diagnostic.severity = severity;
     d.diagnostic.setting = setting;
     d.diagnostic.value = value;
     d.diagnostic.message = message;
+    return d;
+  }
+
+  void Add(int line, Severity severity, const std::string& setting, const std::string& value,
+           const std::string& message, const std::string& fallback) {
+    ConfDiagnostic d = Make(line, severity, setting, value, message);
     d.diagnostic.fallback = fallback;
     conf_->diagnostics.push_back(d);
   }
@@ -70,12 +77,7 @@ class Reader {
   // any priority plugin is loaded, whichever PriorityType is set.
   void Refuse(int line, const std::string& setting, const std::string& value,
               const std::string& message, const std::string& slurm_says) {
-    ConfDiagnostic d;
-    d.line = line;
-    d.diagnostic.severity = Severity::kError;
-    d.diagnostic.setting = setting;
-    d.diagnostic.value = value;
-    d.diagnostic.message = message;
+    ConfDiagnostic d = Make(line, Severity::kError, setting, value, message);
     d.diagnostic.fallback = "slurmctld refuses to start";
     PluginOutcome refused{false, "slurmctld exits at start: " + slurm_says +
                                      ", then 'fatal: Unable to process configuration file'"};
@@ -88,12 +90,7 @@ class Reader {
   void BothStart(int line, Severity severity, const std::string& setting,
                  const std::string& value, const std::string& message,
                  const std::string& multifactor_does, const std::string& fairway_does) {
-    ConfDiagnostic d;
-    d.line = line;
-    d.diagnostic.severity = severity;
-    d.diagnostic.setting = setting;
-    d.diagnostic.value = value;
-    d.diagnostic.message = message;
+    ConfDiagnostic d = Make(line, severity, setting, value, message);
     d.multifactor = PluginOutcome{true, multifactor_does};
     d.fairway = PluginOutcome{true, fairway_does};
     conf_->diagnostics.push_back(d);
