@@ -1,0 +1,488 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The core's C interface: the only thing the Slurm boundary
+ * (plugins/priority/fairway/, written in C) calls, and the only header both
+ * C and C++ include. It declares plain-data snapshots that the boundary
+ * fills from Slurm's structs, the results it writes back, and the
+ * functions between them.
+ *
+ * Contracts common to every function below:
+ * - No Slurm type crosses this interface. Pointers named `key` or `record`
+ *   are the boundary's own addresses, compared or handed back, never read.
+ * - Nothing here takes a lock, reads a clock, does I/O or starts a thread;
+ *   `now` is always passed in. The boundary takes Slurm's locks and says at
+ *   each call which it holds.
+ * - Objects behind the opaque handles are owned by the boundary, which
+ *   creates and destroys them and serialises access as each function says.
+ * - No function throws: every C++ exception is caught inside and reported
+ *   through the configuration's logger (or, where there is none, by the
+ *   return value).
+ * - Strings returned as `char *` are allocated with malloc(); the caller
+ *   frees them with free(). Slurm never frees them. */
+#ifndef FAIRWAY_API_H_
+#define FAIRWAY_API_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Slurm's sentinels, restated (the boundary checks they match). */
+#define FW_NO_VAL 0xfffffffeu
+#define FW_NO_CONSUME_VAL64 0xfffffffffffffffdull
+#define FW_NICE_OFFSET 0x80000000u
+
+/* ======================================================================
+ * Logging. The boundary gives one function that writes a line to
+ * slurmctld's log; the core formats its own messages.
+ * ====================================================================== */
+typedef enum {
+  FW_LOG_ERROR = 0,
+  FW_LOG_INFO = 1,
+  FW_LOG_VERBOSE = 2,
+  FW_LOG_PRIO = 3, /* only when DebugFlags=Priority: see fw_settings_t */
+} fw_log_level_t;
+typedef void (*fw_log_fn)(fw_log_level_t level, const char *line);
+
+/* ======================================================================
+ * Configuration: slurm.conf's priority settings and PriorityParameters.
+ * ====================================================================== */
+typedef enum {
+  FW_MODE_CLASSIC = 0,
+  FW_MODE_DEPTH_OBLIVIOUS = 1,
+  FW_MODE_FAIR_TREE = 2,
+  FW_MODE_RANGED = 3,
+  FW_MODE_PLANNED_USE = 4,
+} fw_mode_t;
+
+typedef enum {
+  FW_BOOTSTRAP_AUTO = 0,
+  FW_BOOTSTRAP_FORCE = 1,
+  FW_BOOTSTRAP_OFF = 2,
+} fw_bootstrap_mode_t;
+
+/* The fields of slurm_conf the plugin reads, copied as they are. */
+typedef struct {
+  uint32_t weight_age, weight_assoc, weight_fairshare, weight_job_size, weight_partition,
+      weight_qos;
+  const double *weight_tres; /* tres_cnt values (slurm_get_tres_weight_array), or NULL */
+  uint32_t tres_cnt;
+  const char *weight_tres_text; /* PriorityWeightTRES as written, or NULL */
+  uint32_t flags;               /* PriorityFlags (PRIORITY_FLAGS_* bits) */
+  uint32_t decay_half_life_s, calc_period_s, max_age_s;
+  uint16_t reset_period; /* PriorityUsageResetPeriod (PRIORITY_RESET_*) */
+  uint16_t favor_small;
+  uint16_t damp_factor; /* FairShareDampeningFactor; 0 is reported and 1 used */
+  const char *priority_parameters; /* or NULL */
+  bool with_slurmdbd;  /* false: age and fairshare weights forced to 0, as multifactor */
+  bool prio_debug;     /* DebugFlags=Priority */
+} fw_config_input_t;
+
+/* What the boundary reads of a configuration. */
+typedef struct {
+  fw_mode_t mode;
+  uint32_t flags;       /* PRIORITY_FLAGS_* in force */
+  bool calc_fairshare;  /* false without slurmdbd */
+  bool fair_tree_shares; /* shares normalised per level (Fair Tree and Fairway's modes) */
+  uint32_t weight_fairshare;
+  double decay_per_second;
+  int64_t decay_half_life_s, calc_period_s;
+  uint16_t reset_period;
+  fw_bootstrap_mode_t usage_bootstrap;
+  uint32_t tres_cnt;          /* PriorityWeightTRES entries (0: unset) */
+  const double *tres_weights; /* tres_cnt weights, owned by the configuration */
+  bool prio_debug;
+} fw_settings_t;
+
+typedef struct fw_config fw_config_t; /* immutable once made; reference-counted */
+
+/* Parses and validates; every problem is logged through log (error level,
+ * naming the setting and its value, and what is used instead), and with
+ * log_summary one info line says what is in force. Never NULL. The logger
+ * is kept for every later call that takes this configuration. */
+fw_config_t *fw_config_create(const fw_config_input_t *in, fw_log_fn log, bool log_summary);
+/* Thread-safe (atomic count). */
+fw_config_t *fw_config_ref(fw_config_t *config);
+void fw_config_unref(fw_config_t *config);
+const fw_settings_t *fw_settings(const fw_config_t *config);
+
+/* ======================================================================
+ * Decay and usage reset.
+ * ====================================================================== */
+/* The factor usage is multiplied by over elapsed_s seconds (1 when
+ * elapsed_s <= 0 or there is no decay). */
+double fw_decay_over(const fw_config_t *config, int64_t elapsed_s);
+
+typedef struct {
+  uint16_t period;    /* PRIORITY_RESET_* in force (NOW becomes NONE once applied) */
+  int64_t last_reset; /* 0: unknown */
+  int64_t next_reset; /* 0: not computed yet */
+} fw_reset_state_t;
+/* Whether every association's and QOS's usage must be zeroed at now;
+ * updates *state (last and next reset) as if it was. */
+bool fw_reset_due(fw_reset_state_t *state, int64_t now);
+/* The last reset the period implies at now (0 for none). */
+int64_t fw_last_reset_boundary(uint16_t period, int64_t now);
+
+/* ======================================================================
+ * Start-up recovery of the decay clock (state_recovery.h's rule).
+ * ====================================================================== */
+typedef enum { FW_FILE_OK = 0, FW_FILE_MISSING = 1, FW_FILE_DAMAGED = 2 } fw_file_state_t;
+typedef struct {
+  fw_file_state_t state;
+  const char *bytes; /* state OK: the file's contents */
+  size_t length;
+  const char *why; /* state DAMAGED: what is wrong, or NULL */
+} fw_file_t;
+
+typedef struct {
+  int64_t charge_from;  /* charge running jobs from here (0: from their start) */
+  int64_t last_reset;   /* 0: unknown */
+  bool rebuild_usage;   /* assoc_usage missing, empty or cut */
+  bool clock_damaged;   /* priority_last_decay_ran is damaged or implausible: set it aside */
+  bool error;           /* log message at error level, else info */
+  char *message;        /* one line, or NULL when all is consistent; free() it */
+} fw_recovery_t;
+
+/* clock, clock_old: priority_last_decay_ran and its .old copy; usage:
+ * Slurm's assoc_usage, read with protocol versions [min_version,
+ * max_version]. Never fails. */
+void fw_decide_recovery(const fw_file_t *clock, const fw_file_t *clock_old,
+                        const fw_file_t *usage, uint16_t min_version, uint16_t max_version,
+                        int64_t now, int64_t calc_period_s, uint16_t reset_period,
+                        fw_recovery_t *out);
+/* multifactor's priority_last_decay_ran format: 16 bytes. */
+#define FW_DECAY_CLOCK_BYTES 16
+void fw_serialize_decay_clock(int64_t last_ran, int64_t last_reset,
+                              unsigned char out[FW_DECAY_CLOCK_BYTES]);
+
+/* ======================================================================
+ * Planned-use ledger. Not thread-safe: the boundary holds its ledger
+ * mutex around every call that takes a ledger.
+ * ====================================================================== */
+typedef struct fw_ledger fw_ledger_t;
+fw_ledger_t *fw_ledger_create(void);
+void fw_ledger_destroy(fw_ledger_t *ledger);
+/* Replaces the ledger by the parsed bytes; on failure returns false with
+ * *why (free() it) and leaves the ledger as it was. charged_until: when the
+ * file was written (its mtime): charges of earlier slices are not counted
+ * again (planned_use.h PlannedUseChargeAfter). */
+bool fw_ledger_parse(fw_ledger_t *ledger, const char *bytes, size_t length,
+                     int64_t charged_until, char **why);
+/* The ledger's bytes (malloc; *length set). */
+char *fw_ledger_serialize(const fw_ledger_t *ledger, size_t *length);
+size_t fw_ledger_entries(const fw_ledger_t *ledger);
+/* Closes the interval boundaries up to now. */
+void fw_ledger_roll(fw_ledger_t *ledger, const fw_config_t *config, int64_t now);
+
+/* ======================================================================
+ * Charging a job's usage.
+ * ====================================================================== */
+typedef struct {
+  uint32_t job_id;
+  int64_t start_period, end_period; /* last pass (or 0) and now, or the job's end */
+  bool adjust_for_end;              /* the job-end charge */
+  int64_t start_time, end_time, end_time_exp;
+  uint32_t time_limit_min;
+  bool finished_or_completing; /* also while resizing */
+  double billable_tres;        /* calc_job_billable_tres from max(start_time, start_period) */
+  bool has_qos;
+  double qos_usage_factor;   /* applied when >= 0 */
+  const uint64_t *tres_alloc; /* tres_cnt counts, or NULL */
+  uint32_t tres_cnt;
+  /* Planned use: the association ids from the job's up to the root. */
+  const uint32_t *assoc_path;
+  uint32_t assoc_path_length;
+} fw_charge_input_t;
+
+typedef struct {
+  double run_delta_s, run_decay_s, run_nodecay_s; /* seconds (grp_used_wall) */
+  double real_decay, real_nodecay;                /* billing-seconds (usage_raw) */
+  /* Caller-provided arrays of tres_cnt entries each, or NULL. */
+  uint64_t *tres_run_release;   /* run-seconds to release (GrpTRESRunMins) */
+  long double *tres_usage_decay;   /* per-TRES usage to add, discounted */
+  long double *tres_usage_nodecay; /* the same, undiscounted (NoDecay QOS) */
+} fw_charge_t;
+
+/* Computes a job's charge for [start_period, end_period]. In planned-use
+ * mode, and when ledger is given, it also charges the ledger along
+ * assoc_path (accrue: this slice's billing-seconds; start: billing x time
+ * limit once, with the job's first slice), never twice what a restored
+ * ledger already holds. */
+void fw_charge_job(const fw_config_t *config, const fw_charge_input_t *in, fw_ledger_t *ledger,
+                   fw_charge_t *out);
+
+/* Adds usage (when usage_add is given) to usage_tres_raw and releases
+ * release from run_secs, TRES by TRES except skip_index (energy). A release
+ * larger than what remains floors at 0 and is reported through underflow
+ * (what, id and the TRES index are the caller's, for its message). */
+typedef void (*fw_underflow_fn)(void *arg, uint32_t tres_index, uint64_t release,
+                                uint64_t remaining);
+void fw_apply_tres_run(long double *usage_tres_raw, uint64_t *run_secs,
+                       const long double *usage_add, const uint64_t *release, uint32_t tres_cnt,
+                       uint32_t skip_index, fw_underflow_fn underflow, void *arg);
+
+/* At restart acct_policy re-reserves a running job's whole time limit in
+ * GrpTRESRunMins; what it used before last_ran is released again:
+ * release[i] = tres_alloc[i] x (last_ran - start_time) x QOS usage factor. */
+void fw_restart_release(const uint64_t *tres_alloc, uint32_t tres_cnt, int64_t start_time,
+                        int64_t last_ran, bool has_qos, double qos_usage_factor,
+                        uint64_t *release);
+
+/* ======================================================================
+ * Associations and fairshare.
+ * ====================================================================== */
+typedef struct {
+  const void *key; /* the record; a key met again after its first entry is ignored */
+  uint32_t id;
+  uint32_t parent_id; /* 0 for the root and for records not under it */
+  bool listed_only;   /* not reached from the root: an orphan unless met earlier */
+  const char *acct, *user, *partition;
+  uint32_t shares_raw, priority;
+  long double usage_raw;
+  /* assoc_mgr's own normalisation (used when it follows the same family
+   * of modes as the one in force). */
+  uint32_t level_shares;
+  double shares_norm, priority_norm;
+} fw_assoc_input_t;
+
+typedef struct {
+  bool write_usage;    /* usage_norm and usage_efctv */
+  bool write_level_fs; /* level_fs */
+  bool write_fs_factor;
+  long double usage_norm, usage_efctv, level_fs;
+  double fs_factor;
+} fw_assoc_result_t;
+
+/* The one fairshare entry point, for every mode. in[0] is the root, the
+ * others come in depth-first order of Slurm's children lists, then
+ * assoc_mgr's whole list marked listed_only. slurm_fair_tree_shares: the
+ * normalisation assoc_mgr did (PriorityFlags=FAIR_TREE). ledger and
+ * capacity (billing units per second; <= 0: capacity_cpus) are read in
+ * planned-use mode only. Fills out[0..n) and returns true; false when the
+ * records do not make a tree (out untouched; logged). */
+bool fw_fairshare(const fw_config_t *config, const fw_assoc_input_t *in, size_t n,
+                  bool slurm_fair_tree_shares, const fw_ledger_t *ledger,
+                  uint32_t capacity_cpus, fw_assoc_result_t *out);
+
+/* One association's usage_norm and effective usage (classic and
+ * DEPTH_OBLIVIOUS) from its fairshare parent's current values: for
+ * priority_p_set_assoc_usage and for a job whose association has none yet. */
+typedef struct {
+  long double usage_raw, root_usage_raw;
+  bool has_fs_parent;
+  bool parent_is_root, uses_parent;
+  long double parent_efctv;
+  uint32_t shares_raw, level_shares;
+  double shares_norm, parent_shares_norm;
+  /* DEPTH_OBLIVIOUS: usage_norm of the fairshare siblings that do not use
+   * their parent's, self among them at self_index. */
+  const long double *sibling_usage_norm;
+  size_t sibling_count, self_index;
+} fw_one_assoc_input_t;
+typedef struct {
+  long double usage_norm, usage_efctv;
+  bool has_efctv; /* false without a fairshare parent */
+} fw_one_assoc_usage_t;
+void fw_one_assoc_usage(const fw_config_t *config, const fw_one_assoc_input_t *in,
+                        fw_one_assoc_usage_t *out);
+
+/* 2^(-UE/S/damp), for priority_p_calc_fs_factor (sshare: no configuration). */
+double fw_calc_fs_factor(long double usage_efctv, long double shares_norm, uint16_t damp);
+
+/* Usage bootstrap (state_recovery.h: assoc_usage missing, or forced). */
+bool fw_bootstrap_wanted(const fw_config_t *config, bool usage_missing);
+/* The start of the jobs to fetch: the configured last reset, or ten
+ * half-lives before now when later; 1 for all history. */
+int64_t fw_bootstrap_since(const fw_config_t *config, int64_t configured_last_reset,
+                           int64_t now);
+typedef struct {
+  uint32_t assoc_id;
+  int64_t start, end;    /* end 0: still running */
+  const char *tres_alloc; /* slurmdbd's "id=count,..." */
+} fw_db_job_t;
+typedef enum {
+  FW_BOOTSTRAP_REBUILT = 0,
+  FW_BOOTSTRAP_NOT_NEEDED = 1, /* usage there and not forced, or no tree (logged) */
+} fw_bootstrap_result_t;
+/* Rebuilds every association's usage_raw (usage[n]) and, when tres_ids is
+ * given, per-TRES usage (tres_usage[n * tres_cnt], row per association)
+ * from the jobs; assocs as for fw_fairshare. force: replace usage that is
+ * there. In planned-use mode the ledger is rebuilt from the same jobs
+ * (kept when it has entries and not forced). Logs what it rebuilt. */
+fw_bootstrap_result_t fw_bootstrap_usage(const fw_config_t *config,
+                                         const fw_assoc_input_t *assocs, size_t n,
+                                         const fw_db_job_t *jobs, size_t job_count,
+                                         const uint32_t *tres_ids, uint32_t tres_cnt,
+                                         uint32_t energy_tres_id, bool force, int64_t since,
+                                         int64_t now, bool retry, fw_ledger_t *ledger,
+                                         long double *usage, long double *tres_usage);
+
+/* ======================================================================
+ * Job priorities.
+ * ====================================================================== */
+typedef struct {
+  uint32_t cluster_cpus, node_count;
+} fw_cluster_t;
+
+typedef struct {
+  const void *key; /* the partition record */
+  uint16_t priority_job_factor, priority_tier;
+  double norm_priority;
+  uint32_t max_time_min;
+  const uint64_t *tres_cnt; /* the configuration's tres_cnt totals, or NULL */
+} fw_partition_input_t;
+
+/* What must not change between computing a priority under the job read
+ * lock and storing it under the write lock. */
+typedef struct {
+  uint32_t job_state, priority, direct_set_prio, nice, site_factor, time_limit, total_cpus,
+      min_nodes;
+  int64_t accrue_time;
+  const void *part, *part_list, *qos, *assoc;
+} fw_job_key_t;
+
+typedef struct {
+  uint32_t job_id;
+  fw_job_key_t key; /* key.priority: the job's current priority */
+  uint32_t max_cpus, min_cpus;
+  const uint64_t *tres_alloc, *tres_req; /* tres_cnt counts each, or NULL */
+  bool has_assoc;
+  uint32_t assoc_priority;
+  double assoc_priority_norm;
+  /* Fairshare: fs_factor is the association's (Fair Tree and Fairway's
+   * modes); classic modes use fs_usage_efctv and fs_shares_norm of the
+   * fairshare association. */
+  double fs_factor;
+  long double fs_usage_efctv;
+  double fs_shares_norm;
+  bool has_qos;
+  uint32_t qos_priority;
+  double qos_norm_priority;
+  const fw_partition_input_t *partition; /* part_ptr's, or NULL */
+  /* part_ptr_list's, in list order (NULL, 0 without a list). */
+  const fw_partition_input_t *const *partitions;
+  uint32_t partition_count;
+  const uint32_t *priority_array; /* the job's current one, or NULL */
+} fw_job_input_t;
+
+/* The weighted factors sprio shows, and what is stored for a job. */
+typedef struct {
+  double age, assoc, fairshare, job_size, partition, qos;
+  uint32_t site, nice;
+  /* TRES: either tres[tres_cnt], or tres_values values for the columns
+   * listed in tres_columns (the others 0). */
+  const double *tres;
+  uint32_t tres_cnt;
+  const uint32_t *tres_columns;
+  uint32_t tres_values;
+  /* A multi-partition job: one priority per partition, in the order
+   * fw_partition_order gives. */
+  const uint32_t *partition_priorities;
+  uint32_t partition_count;
+  uint32_t priority;
+  bool clamped;
+} fw_factors_t;
+
+/* Computes one job (priority_p_set, and a job that changed during a pass).
+ * tres_out: tres_cnt doubles (the caller's) receiving the weighted TRES
+ * factors, or NULL; partition_out: partition_count priorities (the
+ * caller's), or NULL. out's pointers point at those arrays. */
+void fw_job_priority(const fw_config_t *config, const fw_job_input_t *job,
+                     const fw_cluster_t *cluster, int64_t now, fw_factors_t *out,
+                     double *tres_out, uint32_t *partition_out);
+/* order[i] = the list position of the i-th partition a multi-partition
+ * job's priorities are computed and indexed in: tier descending, stable. */
+void fw_partition_order(const fw_partition_input_t *const *partitions, uint32_t count,
+                        uint32_t *order);
+/* sprio's row for one partition of a multi-partition job: its weighted
+ * partition factor, and its TRES factors into row_tres[tres_cnt]. */
+double fw_sprio_partition_row(const fw_config_t *config, const fw_job_input_t *job,
+                              const fw_partition_input_t *partition, double *row_tres,
+                              uint32_t tres_cnt);
+/* The fairshare factor a job gets (see fw_job_input_t); 0 without an
+ * association or fairshare weight. */
+double fw_job_fairshare_factor(const fw_config_t *config, const fw_job_input_t *job);
+/* PriorityFlags=INCR_ONLY: what is stored over previous. */
+uint32_t fw_priority_after_incr_only(const fw_config_t *config, uint32_t computed,
+                                     uint32_t previous);
+
+/* ======================================================================
+ * The decay pass's job tables. One fw_pass_t lives as long as the plugin.
+ * Only the decay thread (or init without one) calls the functions that
+ * change it, in the order of the pass; fw_pass_factors is called by sprio
+ * under the job READ lock, fw_pass_forget under the job WRITE lock.
+ * ====================================================================== */
+typedef struct fw_pass fw_pass_t;
+fw_pass_t *fw_pass_create(void);
+void fw_pass_destroy(fw_pass_t *pass);
+
+/* Finding job_list's records (job_roster.h). Requires the job READ lock.
+ * fw_pass_refind looks the last pass's ids up with find (and new ids
+ * above them, below id_limit) and returns true when the result is
+ * certainly the whole list of expected records; false: the caller walks
+ * the list and gives it to fw_pass_assign_walked. */
+typedef void *(*fw_find_job_fn)(uint32_t job_id);
+typedef void (*fw_prefetch_fn)(const void *record);
+typedef bool (*fw_in_id_order_fn)(const void *record);
+bool fw_pass_refind(fw_pass_t *pass, size_t expected, uint32_t id_limit, fw_find_job_fn find,
+                    fw_prefetch_fn prefetch, fw_in_id_order_fn in_id_order);
+void fw_pass_assign_walked(fw_pass_t *pass, void *const *records, const uint32_t *ids,
+                           size_t count);
+/* The records found, in list order, with their ids; valid until the next
+ * refind or assign. */
+size_t fw_pass_jobs(const fw_pass_t *pass, void *const **records, const uint32_t **ids);
+
+/* Gathering and computing, under the job READ lock and the assoc and QOS
+ * READ locks: begin, one fw_pass_add per eligible job (with details and
+ * no operator-set priority), end. */
+void fw_pass_begin(fw_pass_t *pass, const fw_config_t *config, const fw_cluster_t *cluster,
+                   int64_t now);
+/* record, details and factors: addresses the store prefetches, never read. */
+void fw_pass_add(fw_pass_t *pass, const fw_job_input_t *job, const void *record,
+                 const void *details, const void *factors);
+void fw_pass_end_gather(fw_pass_t *pass);
+
+/* Storing, under the job WRITE lock, a slice at a time:
+ *   while (fw_pass_store_next(pass, &item)) { ...; fw_pass_store_done(...); }
+ *   finished = fw_pass_store_end_slice(pass);
+ * until finished. */
+typedef struct {
+  uint32_t job_id;
+  uint32_t position;   /* for fw_pass_store_done */
+  fw_job_key_t key;    /* as gathered */
+  fw_factors_t factors; /* the computed result (pointers valid until the slice ends) */
+  /* Addresses of a job a few items ahead, to prefetch (may be NULL). */
+  const void *ahead_record, *ahead_details, *ahead_factors;
+} fw_store_item_t;
+/* The next changed job of this slice; false at the slice's end. */
+bool fw_pass_store_next(fw_pass_t *pass, fw_store_item_t *item);
+/* stored_from_pass: the item's factors were stored; false when the job was
+ * gone, ineligible, or recomputed on the spot (its own newer factors win). */
+void fw_pass_store_done(fw_pass_t *pass, uint32_t position, bool stored_from_pass);
+/* Whether the job changed since it was gathered. */
+bool fw_job_key_changed(const fw_job_key_t *gathered, const fw_job_key_t *now);
+/* True when every changed job is stored: the table is then published for
+ * sprio. Statistics for the pass's log line through the out arguments. */
+bool fw_pass_store_end_slice(fw_pass_t *pass);
+
+typedef struct {
+  size_t computed, stored, recomputed;
+} fw_pass_stats_t;
+void fw_pass_stats(const fw_pass_t *pass, fw_pass_stats_t *stats);
+
+/* sprio: the factors the last pass computed for job_id, unless newer ones
+ * were stored since; false otherwise (the caller reads job->prio_factors).
+ * Requires the job READ lock; *out's pointers live until it is released. */
+bool fw_pass_factors(const fw_pass_t *pass, uint32_t job_id, fw_factors_t *out);
+/* priority_p_set stored new factors for job_id: the pass's are no longer
+ * the job's. Requires the job WRITE lock. */
+void fw_pass_forget(fw_pass_t *pass, uint32_t job_id);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FAIRWAY_API_H_ */
