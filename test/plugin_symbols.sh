@@ -1,10 +1,12 @@
 #!/bin/bash
 # priority_fairway.so may leave Slurm's symbols to the host process, but
 # every symbol of its own (namespace fairway) must be defined inside it, and
-# it must export exactly the plugin ABI and slurmctld globals.
+# (the core's C interface fw_* included), and it must export exactly the plugin ABI and slurmctld globals.
 so=.libs/priority_fairway.so
 [ -f "$so" ] || { echo "SKIP: $so not built"; exit 77; }
-undefined=$(nm -u -C "$so" | grep -E 'fairway::' || true)
+# fairway:: is the core's C++; fw_ is the core's C interface and the
+# boundary's own functions.
+undefined=$(nm -u -C "$so" | grep -E 'fairway::| fw_' || true)
 if [ -n "$undefined" ]; then
   echo "FAIL: undefined Fairway symbols in $so:"; echo "$undefined"; exit 1
 fi

@@ -35,6 +35,7 @@
 #include "src/slurmctld/slurmctld.h"
 
 #include "api/fairway_api.h"
+#include "fw_host.h"
 
 /* ---- logging: one prefix for every line ---------------------------------- */
 #define FW_PREFIX "priority/fairway: "
@@ -50,16 +51,11 @@
 /* Ask for the cache line holding a field ahead of its use. */
 #define FW_PREFETCH(address) __builtin_prefetch(address)
 
-/* ---- config.c -------------------------------------------------------------- */
+/* ---- host.c --------------------------------------------------------------- */
 /* The core's logger: one line to slurmctld's log. */
 void fw_log_line(fw_log_level_t level, const char *line);
 /* Reads slurm_conf (and slurmctld_tres_cnt) and publishes the result. */
 void fw_load_config(bool with_slurmdbd, bool log_summary);
-/* The configuration in force, as a reference: fw_config_unref it. Never
- * NULL after fw_load_config. Any thread. */
-fw_config_t *fw_config_get(void);
-/* init() found no association data: fairshare stays off. */
-void fw_config_release_all(void);
 
 /* ---- jobs.c: job records <-> the core ------------------------------------- */
 /* The pass's tables, created on first use; the decay thread's (or init's). */
@@ -108,50 +104,17 @@ bool fw_charge_wanted(const job_record_t *job, const fw_config_t *config);
  * (and the ledger). Returns false when the job's end was charged already. */
 bool fw_charge_one(job_record_t *job, time_t start_period, time_t end_period,
                    bool adjust_for_end, const fw_config_t *config);
+/* Requires job R (the pass's). Charges every job of the pass's records the
+ * periodic pass charges, for [start_period, now]; returns how many. */
+size_t fw_charge_running(fw_pass_t *pass, const fw_config_t *config, time_t start_period,
+			 time_t now);
 /* Takes job R, then assoc W + qos W + tres R: GrpTRESRunMins at restart. */
 void fw_charge_restart_release(time_t last_ran);
-
-/* ---- planned_use.c: the ledger and its state file -------------------------- */
-/* The ledger, under its mutex (after the assoc_mgr locks in the order). */
-fw_ledger_t *fw_ledger_acquire(void);
-void fw_ledger_release(void);
-/* Loads StateSaveLocation/fairway_planned_use once (later calls do
- * nothing); falls back to .old; logs as it goes. */
-void fw_ledger_load_once(void);
-/* Writes the ledger's state file (no Slurm lock held). */
-void fw_ledger_save(void);
-/* The bootstrap replaced the ledger: nothing to load any more. */
-void fw_ledger_mark_loaded(void);
-
-/* ---- state_files.c: files under StateSaveLocation ------------------------- */
-/* At start: reads the decay clock, its .old copy and assoc_usage's header,
- * applies the recovery rule, sets a damaged clock aside and logs one line. */
-void fw_state_recover(uint16_t reset_period, time_t now, fw_recovery_t *out);
-/* Writes priority_last_decay_ran atomically; false on failure (said once). */
-bool fw_state_write_clock(time_t last_ran, time_t last_reset);
-typedef enum { FW_READ_OK, FW_READ_MISSING, FW_READ_UNREADABLE } fw_read_t;
-/* StateSaveLocation/<name><suffix> into *bytes (xmalloc; xfree it), under
- * the state-file lock. On UNREADABLE, *why says why (xfree it). */
-fw_read_t fw_state_read(const char *name, const char *suffix, char **bytes, size_t *length,
-                        char **why);
-/* Atomically replaces StateSaveLocation/<name>, keeping <name>.old. */
-bool fw_state_write(const char *name, const char *bytes, size_t length);
-/* Moves a damaged file aside to <name>.damaged; see state_files.c. */
-bool fw_state_set_aside(const char *name);
-/* StateSaveLocation/<name><suffix> (xmalloc; xfree it). */
-char *fw_state_path(const char *name, const char *suffix);
 
 /* ---- bootstrap.c: usage rebuilt from slurmdbd's job records --------------- */
 typedef enum { FW_BOOT_REBUILT, FW_BOOT_NOT_NEEDED, FW_BOOT_RETRY } fw_boot_t;
 /* Takes the assoc_mgr locks itself; only with an accounting connection. */
 fw_boot_t fw_bootstrap_run(const fw_config_t *config, time_t now, time_t configured_last_reset,
                            bool replace, bool retry);
-
-/* ---- decay_thread.c / decay_pass.c ---------------------------------------- */
-void fw_decay_thread_start(void);
-void fw_decay_thread_stop(void);
-void fw_decay_thread_reconfig(void);
-/* When the last pass ran (0 before the first), for job-end charging. */
-time_t fw_last_decay_ran(void);
 
 #endif /* FAIRWAY_PLUGIN_FW_PLUGIN_H_ */

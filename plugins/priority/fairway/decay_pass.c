@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* One decay pass, top to bottom, in fw_decay_pass: reset and decay, find
+ * the jobs, charge their usage, fairshare, gather and compute priorities,
+ * store them, persist. Each step's locks are taken and released at the
+ * call, in Slurm's order. Order and cadence follow priority/multifactor's
+ * _decay_thread (slurm-22-05-8-1:src/plugins/priority/multifactor/priority_multifactor.c).
+ * Start-up (fw_decay_recover) is here too: the thread only runs them. */
+#include "fw_plugin.h"
+#include "decay_pass.h"
+
+/* CPU time of the calling thread in ms: the pass logs where it spends it. */
+static double thread_cpu_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+static double wall_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+/* Adds the CPU spent since *mark to *phase and moves the mark. */
+static void lap(double *mark, double *phase)
+{
+	double now = thread_cpu_ms();
+	*phase += now - *mark;
+	*mark = now;
+}
+
+/* site_factor/none, Slurm's default, updates nothing: no job W for it. */
+static bool site_factor_updates(void)
+{
+	const char *plugin = slurm_conf.site_factor_plugin;
+	return plugin && xstrcmp(plugin, "site_factor/none");
+}
+
+void fw_decay_recover(const fw_config_t *config, time_t now, fw_decay_clock_t *clock)
+{
+	const fw_settings_t *s = fw_settings(config);
+	fw_recovery_t recovery;
+	/* Read before anything of ours runs, while slurmctld waits in our
+	 * init: assoc_mgr rewrites assoc_usage on its next state save. */
+	fw_state_recover(s->reset_period, now, &recovery);
+	clock->last_ran = recovery.charge_from;
+	clock->reset = (fw_reset_state_t){ .period = s->reset_period,
+					   .last_reset = recovery.last_reset ?
+							 recovery.last_reset : now };
+	clock->rebuild_usage = recovery.rebuild_usage;
+	clock->bootstrap_pending = fw_bootstrap_wanted(config, recovery.rebuild_usage);
+	free(recovery.message);
+	fw_charge_restart_release(clock->last_ran);
+	/* In memory before the first charge (a pass or a job end), or loading
+	 * it later would drop those charges. */
+	if (s->mode == FW_MODE_PLANNED_USE)
+		fw_ledger_load_once();
+	fw_decay_bootstrap(config, now, clock, false);
+}
+
+void fw_decay_bootstrap(const fw_config_t *config, time_t now, fw_decay_clock_t *clock,
+			bool retry)
+{
+	if (!clock->bootstrap_pending)
+		return;
+	/* The rebuild reaches back to the reset the configuration implies,
+	 * not to a last_reset that may come from a lost clock. */
+	time_t boundary = fw_last_reset_boundary(clock->reset.period, now);
+	switch (fw_bootstrap_run(config, now, boundary, clock->rebuild_usage, retry)) {
+	case FW_BOOT_REBUILT:
+		/* Everything up to now is counted: charge from here on. */
+		clock->last_ran = now;
+		clock->bootstrap_pending = false;
+		break;
+	case FW_BOOT_NOT_NEEDED:
+		clock->bootstrap_pending = false;
+		break;
+	case FW_BOOT_RETRY:
+		break;
+	}
+}
+
+void fw_decay_pass(const fw_config_t *config, time_t now, fw_decay_clock_t *clock,
+		   fw_pass_report_t *r)
+{
+	const fw_settings_t *s = fw_settings(config);
+	const bool classic = s->mode == FW_MODE_CLASSIC || s->mode == FW_MODE_DEPTH_OBLIVIOUS;
+	const bool planned_use = s->mode == FW_MODE_PLANNED_USE;
+	/* No clock (first run) or one that did not advance: nothing to decay.
+	 * Classic modes then skip the job steps too, as multifactor does;
+	 * Fair Tree still charges, from each job's start. */
+	const bool skip = clock->last_ran == 0 || now - clock->last_ran <= 0;
+	/* Without accounting (init, once) there is no clock: jobs only. */
+	const bool jobs_step = !(skip && classic) || clock->without_accounting;
+	slurmctld_lock_t job_read = { NO_LOCK, READ_LOCK, NO_LOCK, READ_LOCK, NO_LOCK };
+	slurmctld_lock_t job_write = { NO_LOCK, WRITE_LOCK, NO_LOCK, READ_LOCK, NO_LOCK };
+	slurmctld_lock_t site_write = { NO_LOCK, WRITE_LOCK, READ_LOCK, READ_LOCK, NO_LOCK };
+	assoc_mgr_lock_t assoc_read = { .assoc = READ_LOCK, .qos = READ_LOCK };
+	fw_pass_t *pass = fw_jobs_pass();
+	const time_t reset_before = clock->reset.last_reset;
+	double mark = thread_cpu_ms();
+	memset(r, 0, sizeof(*r));
+
+	/* 1. Reset and decay (each takes assoc W + qos W). */
+	if (fw_reset_due(&clock->reset, now))
+		fw_assocs_reset(config);
+	if (!skip)
+		fw_assocs_decay(config, fw_decay_over(config, now - clock->last_ran));
+	lap(&mark, &r->cpu.decay);
+
+	if (!jobs_step) {
+		/* 2. Fairshare only (assoc W). */
+		fw_assocs_fairshare(config);
+		lap(&mark, &r->cpu.fairshare);
+	} else {
+		if (!skip && site_factor_updates()) {
+			lock_slurmctld(site_write);
+			site_factor_g_update();
+			unlock_slurmctld(site_write);
+		}
+		/* 2-5 under one hold of job R + part R: one finding of the
+		 * records serves the charge and the priorities. */
+		if (job_list)
+			lock_slurmctld(job_read);
+		r->walked = fw_jobs_find(pass);
+		lap(&mark, &r->cpu.find);
+		/* 3. Charge running jobs (assoc W + qos W + tres R, ledger). */
+		r->charged = fw_charge_running(pass, config, clock->last_ran, now);
+		lap(&mark, &r->cpu.charge);
+		/* 4. Fairshare from the usage just charged (ledger, assoc W). */
+		if (planned_use) {
+			fw_ledger_roll(fw_ledger_acquire(), config, now);
+			fw_ledger_release();
+		}
+		fw_assocs_fairshare(config);
+		lap(&mark, &r->cpu.fairshare);
+		/* 5. Gather and compute (assoc R + qos R); queries still run. */
+		double gather_start = wall_ms();
+		if (job_list) {
+			assoc_mgr_lock(&assoc_read);
+			fw_jobs_gather(pass, config, now);
+			assoc_mgr_unlock(&assoc_read);
+			unlock_slurmctld(job_read);
+		}
+		r->gather_ms = wall_ms() - gather_start;
+		/* 6. Store the changed jobs, a slice per hold of job W + part R. */
+		bool stored_all = !job_list;
+		while (!stored_all) {
+			lock_slurmctld(job_write);
+			double hold_start = wall_ms();
+			stored_all = fw_jobs_store_slice(pass, config, now, &r->recomputed);
+			double hold = wall_ms() - hold_start;
+			unlock_slurmctld(job_write);
+			r->holds++;
+			r->held_ms += hold;
+			if (hold > r->longest_hold_ms)
+				r->longest_hold_ms = hold;
+		}
+		fw_pass_stats(pass, &r->jobs);
+		r->job_records = fw_pass_jobs(pass, &(void *const *){ NULL },
+					      &(const uint32_t *){ NULL });
+		lap(&mark, &r->cpu.priority);
+		/* 7. The ledger's file, with no lock held: file I/O under the
+		 * job lock would keep job writers waiting on the disk. */
+		if (planned_use)
+			fw_ledger_save();
+	}
+
+	/* 8. Persist: the clock, then the usage this pass charged
+	 * (slurmctld writes assoc_usage only every few minutes, so a crash
+	 * would lose more than one pass). In this order a crash in between
+	 * loses at most one pass and never charges one twice. Decay alone
+	 * loses nothing if a crash replays it from the older state. */
+	if (clock->without_accounting)
+		return;
+	clock->last_ran = now;
+	fw_state_write_clock(now, clock->reset.last_reset);
+	if (s->calc_fairshare && (r->charged || clock->reset.last_reset != reset_before))
+		dump_assoc_mgr_state();
+	lap(&mark, &r->cpu.state);
+}
+
+void fw_decay_pass_log(const fw_pass_report_t *r)
+{
+	const struct fw_pass_cpu *c = &r->cpu;
+	if (r->recomputed)
+		fw_prio("%zu of %zu jobs changed during the pass and were recomputed",
+			r->recomputed, r->jobs.computed);
+	/* One line a pass (SlurmctldDebug=verbose): where the CPU went, and
+	 * how long the pass kept job queries and job writers waiting. */
+	fw_verbose("decay pass CPU %.3f ms: decay %.3f, find %.3f, charge %.3f, fairshare %.3f, priority %.3f, state %.3f",
+		   c->decay + c->find + c->charge + c->fairshare + c->priority + c->state,
+		   c->decay, c->find, c->charge, c->fairshare, c->priority, c->state);
+	fw_verbose("priority pass: %zu jobs computed, %zu stored; job write lock held %.3f ms, longest %.3f ms of %zu holds (gathering and computing under the read lock, waits included, %.3f ms); %zu job records %s",
+		   r->jobs.computed, r->jobs.stored, r->held_ms, r->longest_hold_ms, r->holds,
+		   r->gather_ms, r->job_records,
+		   r->walked ? "listed by walking the job list" : "found by id");
+}
+
+void fw_decay_pass_once_without_thread(time_t now)
+{
+	/* No slurmdbd: no decay clock, no fairshare; the jobs get their
+	 * factors once. No decay thread exists, so the pass is ours. */
+	fw_config_t *config = fw_config_get();
+	fw_decay_clock_t clock = { .without_accounting = true };
+	fw_pass_report_t report;
+	fw_decay_pass(config, now, &clock, &report);
+	fw_config_unref(config);
+}

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The decay pass and the start-up that precedes the first one. Only the
+ * decay thread calls them (or init() once, without slurmdbd); every lock
+ * is taken inside, the caller holds none. */
+#ifndef FAIRWAY_PLUGIN_DECAY_PASS_H_
+#define FAIRWAY_PLUGIN_DECAY_PASS_H_
+
+#include "fw_host.h"
+
+/* What one pass hands the next: the decay clock and the reset schedule. */
+typedef struct {
+	time_t last_ran;        /* the previous pass; 0: none (charge from job starts) */
+	fw_reset_state_t reset; /* PriorityUsageResetPeriod */
+	bool rebuild_usage;     /* assoc_usage was missing: the bootstrap replaces usage */
+	bool bootstrap_pending; /* a usage bootstrap still to run (slurmdbd did not answer) */
+	bool without_accounting; /* no slurmdbd: no decay, no clock, jobs only */
+} fw_decay_clock_t;
+
+/* What a pass did: the decay thread logs it. */
+struct fw_pass_cpu {
+	double decay, find, charge, fairshare, priority, state; /* ms of CPU */
+};
+typedef struct {
+	struct fw_pass_cpu cpu;
+	size_t charged, job_records, holds;
+	size_t recomputed; /* jobs changed between the gather and the store */
+	fw_pass_stats_t jobs;
+	bool walked;
+	double gather_ms, held_ms, longest_hold_ms; /* wall time */
+} fw_pass_report_t;
+
+/* At the thread's start: recovers the decay clock (state files), releases
+ * the GrpTRESRunMins slurmctld re-reserved, loads the planned-use ledger
+ * and tries the usage bootstrap when one is due. */
+void fw_decay_recover(const fw_config_t *config, time_t now, fw_decay_clock_t *clock);
+/* Runs a pending usage bootstrap; retry: a later pass (said less). */
+void fw_decay_bootstrap(const fw_config_t *config, time_t now, fw_decay_clock_t *clock,
+			bool retry);
+/* One pass at now; advances *clock. */
+void fw_decay_pass(const fw_config_t *config, time_t now, fw_decay_clock_t *clock,
+		   fw_pass_report_t *report);
+void fw_decay_pass_log(const fw_pass_report_t *report);
+/* init() without slurmdbd: the jobs' factors once, no thread. */
+void fw_decay_pass_once_without_thread(time_t now);
+
+#endif /* FAIRWAY_PLUGIN_DECAY_PASS_H_ */

@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The thread that runs the decay pass every PriorityCalcPeriod (named
+ * "fw_decay" to be told from multifactor's "decay"). It owns the thread
+ * and its sleep only; a pass is decay_pass.c's. No Slurm header here. */
+#define _GNU_SOURCE /* pthread_setname_np */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decay_pass.h"
+
+/* mutex guards the three fields below it and is held only for them and the
+ * sleep between passes, never across a pass: slurmctld calls
+ * priority_p_reconfig and fini holding its own locks, which a pass waits
+ * for. */
+static pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t wakeup; /* on CLOCK_MONOTONIC: see thread_main */
+static pthread_cond_t started = PTHREAD_COND_INITIALIZER;
+static bool shutdown_requested = false;
+static bool state_read = false;
+static bool running = false;
+static pthread_t thread;
+/* Set by priority_p_reconfig and read by the next pass: atomic, so that
+ * the caller never waits for a pass. */
+static atomic_bool reconfig_requested;
+static _Atomic time_t last_ran;
+
+time_t fw_last_decay_ran(void)
+{
+	return atomic_load(&last_ran);
+}
+
+void fw_decay_thread_reconfig(void)
+{
+	atomic_store(&reconfig_requested, true);
+}
+
+/* Sleeps until *deadline (monotonic) or shutdown; true on shutdown. */
+static bool sleep_until(const struct timespec *deadline)
+{
+	pthread_mutex_lock(&mutex);
+	while (!shutdown_requested &&
+	       pthread_cond_timedwait(&wakeup, &mutex, deadline) != ETIMEDOUT)
+		;
+	bool stop = shutdown_requested;
+	pthread_mutex_unlock(&mutex);
+	return stop;
+}
+
+static void *thread_main(void *unused)
+{
+	pthread_setname_np(pthread_self(), "fw_decay");
+	time_t start_time = time(NULL);
+	fw_config_t *config = fw_config_get();
+	fw_decay_clock_t clock;
+	fw_decay_recover(config, start_time, &clock);
+	atomic_store(&last_ran, clock.last_ran);
+	pthread_mutex_lock(&mutex);
+	state_read = true;
+	pthread_cond_broadcast(&started);
+	pthread_mutex_unlock(&mutex);
+
+	/* Deadlines advance on a fixed cadence from the thread's start, on the
+	 * monotonic clock: a wall clock set back must not stall the passes. */
+	struct timespec deadline;
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	for (;;) {
+		fw_config_unref(config);
+		config = fw_config_get();
+		if (atomic_exchange(&reconfig_requested, false)) {
+			clock.reset.period = fw_settings(config)->reset_period;
+			clock.reset.next_reset = 0;
+		}
+		/* A rebuild that found no slurmdbd is retried every pass. */
+		fw_decay_bootstrap(config, start_time, &clock, true);
+		fw_pass_report_t report;
+		fw_decay_pass(config, start_time, &clock, &report);
+		atomic_store(&last_ran, clock.last_ran);
+		fw_decay_pass_log(&report);
+		deadline.tv_sec += fw_host_calc_period();
+		if (sleep_until(&deadline))
+			break;
+		start_time = time(NULL);
+	}
+	fw_config_unref(config);
+	return NULL;
+}
+
+/* Returns once the thread has read the state files, so that
+ * fw_last_decay_ran() is right before any job ends. */
+void fw_decay_thread_start(void)
+{
+	pthread_mutex_lock(&mutex);
+	if (!running) {
+		pthread_condattr_t attr;
+		pthread_condattr_init(&attr);
+		pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+		pthread_cond_init(&wakeup, &attr);
+		pthread_condattr_destroy(&attr);
+		shutdown_requested = false;
+		state_read = false;
+		/* Not slurm_thread_create: it calls fatal() on failure, and a
+		 * priority plugin must not stop the controller. */
+		int err = pthread_create(&thread, NULL, thread_main, NULL);
+		if (err) {
+			fw_log(FW_LOG_ERROR, "cannot start the decay thread: %s; no decay, charging or fairshare until slurmctld restarts",
+			       strerror(err));
+		} else {
+			running = true;
+			while (!state_read)
+				pthread_cond_wait(&started, &mutex);
+		}
+	}
+	pthread_mutex_unlock(&mutex);
+}
+
+/* Wakes the thread, waits for its current pass to finish and joins it. */
+void fw_decay_thread_stop(void)
+{
+	pthread_mutex_lock(&mutex);
+	bool was_running = running;
+	shutdown_requested = true;
+	running = false;
+	pthread_cond_broadcast(&wakeup);
+	pthread_mutex_unlock(&mutex);
+	if (was_running) {
+		pthread_join(thread, NULL);
+		pthread_cond_destroy(&wakeup);
+	}
+}

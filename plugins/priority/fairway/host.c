@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* What the plugin takes from slurmctld besides its records: the log, the
+ * state directory and its lock, and the configuration.
+ *
+ * The configuration the plugin runs with: slurm_conf's priority settings
+ * copied into the core's input, parsed there, and published as an
+ * immutable, reference-counted object that a reconfigure replaces. Readers
+ * (sprio RPCs, the decay thread, job updates) keep the one they took for
+ * as long as they use it, so none sees a half-written configuration
+ * (multifactor frees and re-reads its weights in place: priority_p_reconfig
+ * in slurm-22-05-8-1:src/plugins/priority/multifactor/priority_multifactor.c). */
+#define _GNU_SOURCE /* vasprintf */
+#include "fw_plugin.h"
+
+/* Guards only the pointer swap and the reference taken: never held while
+ * a configuration is used. */
+static pthread_mutex_t current_mutex = PTHREAD_MUTEX_INITIALIZER;
+static fw_config_t *current = NULL;
+
+void fw_log_line(fw_log_level_t level, const char *line)
+{
+	switch (level) {
+	case FW_LOG_ERROR:
+		fw_error("%s", line);
+		break;
+	case FW_LOG_INFO:
+		fw_info("%s", line);
+		break;
+	case FW_LOG_VERBOSE:
+		fw_verbose("%s", line);
+		break;
+	case FW_LOG_PRIO:
+		fw_prio("%s", line);
+		break;
+	}
+}
+
+/* PriorityWeightTRES in slurmctld's TRES order (xmalloc'd), or NULL. A bad
+ * value is logged, never fatal (fail=false). */
+static double *tres_weights(void)
+{
+	if (!slurm_conf.priority_weight_tres || slurmctld_tres_cnt <= 0)
+		return NULL;
+	double *weights = slurm_get_tres_weight_array(slurm_conf.priority_weight_tres,
+						      slurmctld_tres_cnt, false);
+	if (!weights)
+		fw_error("PriorityWeightTRES: cannot use '%s' (TRES factors disabled)",
+			 slurm_conf.priority_weight_tres);
+	return weights;
+}
+
+static void publish(fw_config_t *config)
+{
+	slurm_mutex_lock(&current_mutex);
+	fw_config_t *old = current;
+	current = config;
+	slurm_mutex_unlock(&current_mutex);
+	if (old)
+		fw_config_unref(old);
+}
+
+void fw_load_config(bool with_slurmdbd, bool log_summary)
+{
+	double *weights = tres_weights();
+	fw_config_input_t in = {
+		.weight_age = slurm_conf.priority_weight_age,
+		.weight_assoc = slurm_conf.priority_weight_assoc,
+		.weight_fairshare = slurm_conf.priority_weight_fs,
+		.weight_job_size = slurm_conf.priority_weight_js,
+		.weight_partition = slurm_conf.priority_weight_part,
+		.weight_qos = slurm_conf.priority_weight_qos,
+		.weight_tres = weights,
+		.tres_cnt = weights ? (uint32_t) slurmctld_tres_cnt : 0,
+		.weight_tres_text = slurm_conf.priority_weight_tres,
+		.flags = slurm_conf.priority_flags,
+		.decay_half_life_s = slurm_conf.priority_decay_hl,
+		.calc_period_s = slurm_conf.priority_calc_period,
+		.max_age_s = slurm_conf.priority_max_age,
+		.reset_period = slurm_conf.priority_reset_period,
+		.favor_small = slurm_conf.priority_favor_small,
+		.damp_factor = slurm_conf.fs_dampening_factor,
+		.priority_parameters = slurm_conf.priority_params,
+		.with_slurmdbd = with_slurmdbd,
+		.prio_debug = fw_prio_enabled(),
+	};
+	publish(fw_config_create(&in, fw_log_line, log_summary));
+	xfree(weights);
+}
+
+fw_config_t *fw_config_get(void)
+{
+	slurm_mutex_lock(&current_mutex);
+	if (!current) {
+		/* Before init (a client calling in): Slurm's defaults. */
+		fw_config_input_t defaults = { .damp_factor = 1 };
+		current = fw_config_create(&defaults, fw_log_line, false);
+	}
+	fw_config_t *config = fw_config_ref(current);
+	slurm_mutex_unlock(&current_mutex);
+	return config;
+}
+
+void fw_log(fw_log_level_t level, const char *format, ...)
+{
+	va_list args;
+	va_start(args, format);
+	char *line = NULL;
+	/* Whatever length the message needs: a hostile PriorityParameters
+	 * value can be kilobytes long. */
+	if (vasprintf(&line, format, args) < 0)
+		line = NULL;
+	va_end(args);
+	if (line)
+		fw_log_line(level, line);
+	free(line);
+}
+
+const char *fw_host_state_dir(void)
+{
+	return slurm_conf.state_save_location ? slurm_conf.state_save_location : ".";
+}
+
+void fw_host_lock_state_files(void)
+{
+	lock_state_files();
+}
+
+void fw_host_unlock_state_files(void)
+{
+	unlock_state_files();
+}
+
+void fw_host_protocol_versions(uint16_t *min_version, uint16_t *max_version)
+{
+	*min_version = SLURM_MIN_PROTOCOL_VERSION;
+	*max_version = SLURM_PROTOCOL_VERSION;
+}
+
+uint32_t fw_host_calc_period(void)
+{
+	return slurm_conf.priority_calc_period;
+}

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* priority/fairway: the plugin ABI Slurm's loader looks up
+ * (slurm-22-05-8-1:src/common/plugin.c) and the priority operations of
+ * slurm-22-05-8-1:src/common/slurm_priority.c. Each entry point copies
+ * what it needs and forwards; nothing C++ unwinds through here (the core's
+ * C interface catches everything). */
+#include "fw_plugin.h"
+#include "decay_pass.h"
+
+#define FW_EXPORT __attribute__((visibility("default")))
+
+/* slurmctld's globals: defined here so that the plugin also loads in
+ * clients (sshare) and test programs; inside slurmctld the executable's
+ * copies win. cluster_cpus == NO_VAL tells init() it is not in slurmctld. */
+FW_EXPORT void *acct_db_conn = NULL;
+FW_EXPORT uint32_t cluster_cpus = NO_VAL;
+FW_EXPORT List job_list = NULL;
+FW_EXPORT time_t last_job_update = 0;
+FW_EXPORT int slurmctld_tres_cnt = 0;
+FW_EXPORT uint16_t accounting_enforce = 0;
+
+FW_EXPORT const char plugin_name[] = "Priority FAIRWAY plugin";
+FW_EXPORT const char plugin_type[] = "priority/fairway";
+FW_EXPORT const uint32_t plugin_version = SLURM_VERSION_NUMBER;
+
+static bool client_mode = false;
+static bool site_factor_started = false;
+
+/* The core restates Slurm's sentinels; they must agree. */
+_Static_assert(FW_NO_VAL == NO_VAL, "NO_VAL restated wrongly");
+_Static_assert(FW_NO_CONSUME_VAL64 == NO_CONSUME_VAL64, "NO_CONSUME_VAL64 restated wrongly");
+_Static_assert(FW_NICE_OFFSET == NICE_OFFSET, "NICE_OFFSET restated wrongly");
+
+FW_EXPORT int init(void)
+{
+	if (cluster_cpus == NO_VAL) {
+		/* A client (sshare) or a test program: only
+		 * priority_p_calc_fs_factor is used; no thread, no jobs. */
+		client_mode = true;
+		return SLURM_SUCCESS;
+	}
+	client_mode = false;
+	bool with_slurmdbd = slurm_with_slurmdbd();
+	fw_load_config(with_slurmdbd, true);
+	if (!with_slurmdbd) {
+		/* No decay thread without accounting: factors are computed
+		 * once so that sprio has data, then on job events only (as
+		 * multifactor does). */
+		fw_decay_pass_once_without_thread(time(NULL));
+	} else if (assoc_mgr_root_assoc) {
+		assoc_mgr_root_assoc->usage->usage_efctv = 1.0;
+		fw_decay_thread_start();
+	} else {
+		/* multifactor calls fatal() here when PriorityWeightFairshare
+		 * is set; a priority plugin must not stop the controller. */
+		if (slurm_conf.priority_weight_fs)
+			fw_error("no association data from the database: fairshare disabled until slurmctld restarts with slurmdbd reachable");
+		fw_load_config(false, false);
+	}
+	site_factor_plugin_init();
+	site_factor_started = true;
+	return SLURM_SUCCESS;
+}
+
+FW_EXPORT int fini(void)
+{
+	fw_decay_thread_stop();
+	fw_jobs_release();
+	if (site_factor_started) {
+		site_factor_plugin_fini();
+		site_factor_started = false;
+	}
+	return SLURM_SUCCESS;
+}
+
+/* Requires job W (slurmctld's caller holds it). */
+FW_EXPORT uint32_t priority_p_set(uint32_t last_prio, job_record_t *job_ptr)
+{
+	site_factor_g_set(job_ptr);
+	fw_pass_forget(fw_jobs_pass(), job_ptr->job_id);
+	fw_config_t *config = fw_config_get();
+	uint32_t priority = fw_jobs_compute_and_store(job_ptr, config, time(NULL));
+	fw_config_unref(config);
+	return priority;
+}
+
+FW_EXPORT void priority_p_reconfig(bool assoc_clear)
+{
+	if (client_mode)
+		return;
+	fw_decay_thread_reconfig();
+	fw_load_config(slurm_with_slurmdbd(), true);
+	if (assoc_clear)
+		fw_charge_restart_release(fw_last_decay_ran());
+	site_factor_g_reconfig();
+}
+
+/* Slurm calls it holding assoc R (assoc_mgr_get_shares) or no assoc lock
+ * (job_limits_check); see fw_assocs_set_usage. */
+FW_EXPORT void priority_p_set_assoc_usage(slurmdb_assoc_rec_t *assoc)
+{
+	fw_config_t *config = fw_config_get();
+	fw_assocs_set_usage(assoc, config);
+	fw_config_unref(config);
+}
+
+FW_EXPORT double priority_p_calc_fs_factor(long double usage_efctv, long double shares_norm)
+{
+	/* The caller's own FairShareDampeningFactor, read live (sshare). */
+	uint16_t damp = slurm_conf.fs_dampening_factor ? slurm_conf.fs_dampening_factor : 1;
+	return fw_calc_fs_factor(usage_efctv, shares_norm, damp);
+}
+
+FW_EXPORT List priority_p_get_priority_factors_list(priority_factors_request_msg_t *req_msg,
+						      uid_t uid)
+{
+	return fw_sprio_factors_list(req_msg, uid);
+}
+
+/* Requires job W (slurmctld's caller holds it). */
+FW_EXPORT void priority_p_job_end(job_record_t *job_ptr)
+{
+	fw_config_t *config = fw_config_get();
+	fw_charge_one(job_ptr, fw_last_decay_ran(), time(NULL), true, config);
+	fw_config_unref(config);
+}
