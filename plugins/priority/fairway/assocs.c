@@ -68,8 +68,10 @@ static void prefetch_assoc(const slurmdb_assoc_rec_t *a)
 	}
 }
 
-size_t fw_assocs_snapshot(fw_assoc_input_t **inputs, slurmdb_assoc_rec_t ***records)
+size_t fw_assocs_snapshot(fw_held_t *held, fw_assoc_input_t **inputs,
+			  slurmdb_assoc_rec_t ***records)
 {
+	FW_REQUIRE(held, NO_LOCK, NO_LOCK, READ_LOCK, NO_LOCK, 0);
 	if (!assoc_mgr_root_assoc || !assoc_mgr_assoc_list)
 		return 0;
 	size_t listed = list_count(assoc_mgr_assoc_list);
@@ -113,10 +115,11 @@ void fw_assocs_fairshare(const fw_config_t *config)
 	if (!s->calc_fairshare)
 		return;
 	assoc_mgr_lock_t locks = { .assoc = WRITE_LOCK };
-	assoc_mgr_lock(&locks);
+	fw_held_t held = { 0 };
+	fw_lock_assoc_mgr(&held, locks);
 	fw_assoc_input_t *in;
 	slurmdb_assoc_rec_t **records;
-	size_t n = fw_assocs_snapshot(&in, &records);
+	size_t n = fw_assocs_snapshot(&held, &in, &records);
 	if (n > results_capacity) {
 		results_capacity = walk_capacity;
 		xrecalloc(results, results_capacity, sizeof(*results));
@@ -139,7 +142,7 @@ void fw_assocs_fairshare(const fw_config_t *config)
 		if (r->write_fs_factor)
 			u->fs_factor = r->fs_factor;
 	}
-	assoc_mgr_unlock(&locks);
+	fw_unlock_assoc_mgr(&held, locks);
 }
 
 /* Association and QOS usage are different types with the same fields. */
@@ -272,8 +275,10 @@ static void one_assoc_input(const slurmdb_assoc_rec_t *a, const fw_config_t *con
 	in->sibling_usage_norm = *siblings;
 }
 
-long double fw_assocs_efctv(const slurmdb_assoc_rec_t *assoc, const fw_config_t *config)
+long double fw_assocs_efctv(fw_held_t *held, const slurmdb_assoc_rec_t *assoc,
+			    const fw_config_t *config)
 {
+	FW_REQUIRE(held, NO_LOCK, NO_LOCK, READ_LOCK, NO_LOCK, assoc->usage->usage_efctv);
 	fw_one_assoc_input_t in;
 	fw_one_assoc_usage_t out;
 	long double *siblings;

@@ -65,9 +65,11 @@ bool fw_charge_wanted(const job_record_t *job, const fw_config_t *config)
 	return counted && !IS_JOB_POWER_UP_NODE(job) && job->start_time && job->assoc_ptr;
 }
 
-bool fw_charge_one(job_record_t *job, time_t start_period, time_t end_period,
-		   bool adjust_for_end, const fw_config_t *config)
+bool fw_charge_one(fw_held_t *held, job_record_t *job, time_t start_period,
+		   time_t end_period, bool adjust_for_end, const fw_config_t *config)
 {
+	FW_REQUIRE(held, adjust_for_end ? WRITE_LOCK : READ_LOCK, NO_LOCK, NO_LOCK, NO_LOCK,
+		   false);
 	/* end_time_exp == NO_VAL: the end was charged already (acct_policy
 	 * relies on this marker too). */
 	if (job->end_time_exp == (time_t) NO_VAL)
@@ -96,7 +98,7 @@ bool fw_charge_one(job_record_t *job, time_t start_period, time_t end_period,
 	uint32_t path[FW_MAX_PATH];
 
 	assoc_mgr_lock_t locks = { .assoc = WRITE_LOCK, .qos = WRITE_LOCK, .tres = READ_LOCK };
-	assoc_mgr_lock(&locks);
+	fw_lock_assoc_mgr(held, locks);
 	time_t billing_start = job->start_time > start_period ? job->start_time : start_period;
 	in.billable_tres = calc_job_billable_tres(job, billing_start, true);
 	in.has_qos = job->qos_ptr != NULL;
@@ -124,15 +126,16 @@ bool fw_charge_one(job_record_t *job, time_t start_period, time_t end_period,
 			   a->usage->grp_used_tres_run_secs, c.tres_usage_decay,
 			   c.tres_run_release);
 	}
-	assoc_mgr_unlock(&locks);
+	fw_unlock_assoc_mgr(held, locks);
 	fw_prio("job %u charged %.0f s x %.2f billing = %.2f (decayed)", job->job_id,
 		c.run_delta_s, in.billable_tres, c.real_decay);
 	return true;
 }
 
-size_t fw_charge_running(fw_pass_t *pass, const fw_config_t *config, time_t start_period,
-			 time_t now)
+size_t fw_charge_running(fw_held_t *held, fw_pass_t *pass, const fw_config_t *config,
+			 time_t start_period, time_t now)
 {
+	FW_REQUIRE(held, READ_LOCK, NO_LOCK, NO_LOCK, NO_LOCK, 0);
 	void *const *jobs;
 	const uint32_t *ids;
 	size_t n = fw_pass_jobs(pass, &jobs, &ids), charged = 0;
@@ -141,7 +144,7 @@ size_t fw_charge_running(fw_pass_t *pass, const fw_config_t *config, time_t star
 		if (i + 8 < n)
 			FW_PREFETCH(&((job_record_t *) jobs[i + 8])->job_state);
 		if (fw_charge_wanted(jobs[i], config))
-			charged += fw_charge_one(jobs[i], start_period, now, false, config);
+			charged += fw_charge_one(held, jobs[i], start_period, now, false, config);
 	}
 	return charged;
 }
@@ -155,9 +158,10 @@ void fw_charge_restart_release(time_t last_ran)
 	slurmctld_lock_t job_read = { NO_LOCK, READ_LOCK, NO_LOCK, NO_LOCK, NO_LOCK };
 	assoc_mgr_lock_t locks = { .assoc = WRITE_LOCK, .qos = WRITE_LOCK, .tres = READ_LOCK };
 	uint64_t release[slurmctld_tres_cnt + 1];
+	fw_held_t held = { 0 };
 	/* The job lock before job_list is looked at (its count included). */
-	lock_slurmctld(job_read);
-	assoc_mgr_lock(&locks);
+	fw_lock_slurmctld(&held, job_read);
+	fw_lock_assoc_mgr(&held, locks);
 	ListIterator it = list_iterator_create(job_list);
 	job_record_t *job;
 	while ((job = list_next(it))) {
@@ -180,6 +184,6 @@ void fw_charge_restart_release(time_t last_ran)
 				   a->usage->grp_used_tres_run_secs, NULL, release);
 	}
 	list_iterator_destroy(it);
-	assoc_mgr_unlock(&locks);
-	unlock_slurmctld(job_read);
+	fw_unlock_assoc_mgr(&held, locks);
+	fw_unlock_slurmctld(&held, job_read);
 }

@@ -99,6 +99,7 @@ void fw_decay_pass(const fw_config_t *config, time_t now, fw_decay_clock_t *cloc
 	slurmctld_lock_t site_write = { NO_LOCK, WRITE_LOCK, READ_LOCK, READ_LOCK, NO_LOCK };
 	assoc_mgr_lock_t assoc_read = { .assoc = READ_LOCK, .qos = READ_LOCK };
 	fw_pass_t *pass = fw_jobs_pass();
+	fw_held_t held = { 0 };
 	const time_t reset_before = clock->reset.last_reset;
 	double mark = thread_cpu_ms();
 	memset(r, 0, sizeof(*r));
@@ -116,18 +117,18 @@ void fw_decay_pass(const fw_config_t *config, time_t now, fw_decay_clock_t *cloc
 		lap(&mark, &r->cpu.fairshare);
 	} else {
 		if (!skip && site_factor_updates()) {
-			lock_slurmctld(site_write);
+			fw_lock_slurmctld(&held, site_write);
 			site_factor_g_update();
-			unlock_slurmctld(site_write);
+			fw_unlock_slurmctld(&held, site_write);
 		}
 		/* 2-5 under one hold of job R + part R: one finding of the
 		 * records serves the charge and the priorities. */
 		if (job_list)
-			lock_slurmctld(job_read);
-		r->walked = fw_jobs_find(pass);
+			fw_lock_slurmctld(&held, job_read);
+		r->walked = fw_jobs_find(&held, pass);
 		lap(&mark, &r->cpu.find);
 		/* 3. Charge running jobs (assoc W + qos W + tres R, ledger). */
-		r->charged = fw_charge_running(pass, config, clock->last_ran, now);
+		r->charged = fw_charge_running(&held, pass, config, clock->last_ran, now);
 		lap(&mark, &r->cpu.charge);
 		/* 4. Fairshare from the usage just charged (ledger, assoc W). */
 		if (planned_use) {
@@ -139,20 +140,20 @@ void fw_decay_pass(const fw_config_t *config, time_t now, fw_decay_clock_t *cloc
 		/* 5. Gather and compute (assoc R + qos R); queries still run. */
 		double gather_start = wall_ms();
 		if (job_list) {
-			assoc_mgr_lock(&assoc_read);
-			fw_jobs_gather(pass, config, now);
-			assoc_mgr_unlock(&assoc_read);
-			unlock_slurmctld(job_read);
+			fw_lock_assoc_mgr(&held, assoc_read);
+			fw_jobs_gather(&held, pass, config, now);
+			fw_unlock_assoc_mgr(&held, assoc_read);
+			fw_unlock_slurmctld(&held, job_read);
 		}
 		r->gather_ms = wall_ms() - gather_start;
 		/* 6. Store the changed jobs, a slice per hold of job W + part R. */
 		bool stored_all = !job_list;
 		while (!stored_all) {
-			lock_slurmctld(job_write);
+			fw_lock_slurmctld(&held, job_write);
 			double hold_start = wall_ms();
-			stored_all = fw_jobs_store_slice(pass, config, now, &r->recomputed);
+			stored_all = fw_jobs_store_slice(&held, pass, config, now, &r->recomputed);
 			double hold = wall_ms() - hold_start;
-			unlock_slurmctld(job_write);
+			fw_unlock_slurmctld(&held, job_write);
 			r->holds++;
 			r->held_ms += hold;
 			if (hold > r->longest_hold_ms)

@@ -79,7 +79,8 @@ FW_EXPORT uint32_t priority_p_set(uint32_t last_prio, job_record_t *job_ptr)
 	site_factor_g_set(job_ptr);
 	fw_pass_forget(fw_jobs_pass(), job_ptr->job_id);
 	fw_config_t *config = fw_config_get();
-	uint32_t priority = fw_jobs_compute_and_store(job_ptr, config, time(NULL));
+	fw_held_t held = FW_HELD_BY_JOB_WRITER;
+	uint32_t priority = fw_jobs_compute_and_store(&held, job_ptr, config, time(NULL));
 	fw_config_unref(config);
 	return priority;
 }
@@ -121,6 +122,7 @@ FW_EXPORT List priority_p_get_priority_factors_list(priority_factors_request_msg
 FW_EXPORT void priority_p_job_end(job_record_t *job_ptr)
 {
 	fw_config_t *config = fw_config_get();
-	fw_charge_one(job_ptr, fw_last_decay_ran(), time(NULL), true, config);
+	fw_held_t held = FW_HELD_BY_JOB_WRITER;
+	fw_charge_one(&held, job_ptr, fw_last_decay_ran(), time(NULL), true, config);
 	fw_config_unref(config);
 }
