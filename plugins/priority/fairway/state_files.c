@@ -59,6 +59,8 @@ char *fw_state_path(const char *name, const char *suffix)
  * xrealloc zero what they add, and one byte more than is read is kept). */
 static fw_read_t read_whole(const char *path, char **bytes, size_t *length, char **why)
 {
+  *bytes = NULL;
+  *length = 0;
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0 && errno == ENOENT) return FW_READ_MISSING;
   if (fd < 0) {
@@ -69,7 +71,6 @@ static fw_read_t read_whole(const char *path, char **bytes, size_t *length, char
   bool failed = false;
   ssize_t n;
   *bytes = xmalloc(capacity + 1);
-  *length = 0;
   while (!failed && (n = read(fd, *bytes + *length, capacity - *length)) != 0) {
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
