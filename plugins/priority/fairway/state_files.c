@@ -68,8 +68,10 @@ static fw_read_t read_whole(const char *path, char **bytes, size_t *length, char
     return FW_READ_UNREADABLE;
   }
   size_t capacity = 65536;
-  bool failed = false;
   ssize_t n;
+  struct stat st; /* a file known too large is not read at all */
+  bool failed = fstat(fd, &st) == 0 && st.st_size > (off_t)FW_MAX_STATE_FILE_BYTES;
+  if (failed) xstrfmtcat(*why, "file is larger than any state file the plugin writes");
   *bytes = xmalloc(capacity + 1);
   while (!failed && (n = read(fd, *bytes + *length, capacity - *length)) != 0) {
     if (n < 0 && errno == EINTR) continue;
