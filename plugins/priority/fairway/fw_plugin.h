@@ -144,7 +144,9 @@ char *fw_state_path(const char *name, const char *suffix);
 
 /* ---- bootstrap.c: usage rebuilt from slurmdbd's job records --------------- */
 typedef enum { FW_BOOT_REBUILT, FW_BOOT_NOT_NEEDED, FW_BOOT_RETRY } fw_boot_t;
-/* Takes the assoc_mgr locks itself; only with an accounting connection. */
+/* Takes the assoc_mgr locks itself; only with an accounting connection.
+ * Requires, in planned use, fw_ledger_load_once first: after a rebuild the
+ * ledger is marked loaded (the core does not say whether it replaced it). */
 fw_boot_t fw_bootstrap_run(const fw_config_t *config, time_t now, time_t configured_last_reset,
                            bool replace, bool retry);
 

@@ -65,10 +65,8 @@ static void load(void)
     else
       fw_info("planned use: no ledger (%s) to recover; starting empty", path);
   } else {
-    char *aside = fw_state_path(FW_LEDGER_FILE, ".damaged");
-    fw_error("planned use: state file %s is damaged (%s); kept as %s, trying %s", path, why,
-             aside, old_path);
-    xfree(aside);
+    fw_error("planned use: state file %s is damaged (%s); kept as %s.damaged, trying %s", path,
+             why, path, old_path);
     fw_state_set_aside(FW_LEDGER_FILE);
     if (try_load(".old", &old_why) == FW_READ_OK)
       fw_error("planned use: ledger restored from %s (usage since its last write is lost)",

@@ -114,13 +114,10 @@ bool fw_state_set_aside(const char *name)
   if (!moved && errno != ENOENT) {
     const int err = errno;
     fw_file_memory_t *m = memory_of(name);
-    if (!m || !m->damaged_in_place) {
-      char *old = fw_state_path(name, ".old");
-      fw_error("cannot move the damaged %s aside to %s: %s. %s is kept as the last good copy; "
-               "remove %s (and %s) by hand",
-               path, aside, strerror(err), old, path, aside);
-      xfree(old);
-    }
+    if (!m || !m->damaged_in_place)
+      fw_error("cannot move the damaged %s aside to %s: %s. %s.old is kept as the last good "
+               "copy; remove %s (and %s) by hand",
+               path, aside, strerror(err), path, path, aside);
     if (m) m->damaged_in_place = true;
   }
   unlock_state_files();
@@ -275,11 +272,11 @@ void fw_state_recover(uint16_t reset_period, time_t now, fw_recovery_t *out)
   }
   /* Set aside first: the one line below then says where the damage is. */
   const bool set_aside = out->clock_damaged && fw_state_set_aside(FW_CLOCK_FILE);
-  if (out->message && out->error) {
-    char *kept = set_aside ? fw_state_path(FW_CLOCK_FILE, ".damaged") : NULL;
-    fw_error("state in %s: %s%s%s", state_dir(), out->message,
-             kept ? "; the damaged file is kept as " : "", kept ? kept : "");
-    xfree(kept);
+  if (out->message && out->error && set_aside) {
+    fw_error("state in %s: %s; the damaged file is kept as %s/%s.damaged", state_dir(),
+             out->message, state_dir(), FW_CLOCK_FILE);
+  } else if (out->message && out->error) {
+    fw_error("state in %s: %s", state_dir(), out->message);
   } else if (out->message) {
     fw_info("state in %s: %s", state_dir(), out->message);
   }
