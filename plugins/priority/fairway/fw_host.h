@@ -18,6 +18,8 @@
 /* One line to slurmctld's log, with the plugin's prefix. */
 void fw_log(fw_log_level_t level, const char *format, ...)
 	__attribute__((format(printf, 2, 3)));
+/* The formatted string (malloc; free it), NULL only out of memory. */
+char *fw_format(const char *format, ...) __attribute__((format(printf, 1, 2)));
 /* StateSaveLocation ("." when unset). */
 const char *fw_host_state_dir(void);
 /* Slurm's state-file lock (lock_state_files), last in the lock order. */
@@ -45,7 +47,8 @@ void fw_ledger_mark_loaded(void);
 
 /* ---- state_files.c: files under StateSaveLocation ------------------------- */
 /* At start: reads the decay clock, its .old copy and assoc_usage's header,
- * applies the recovery rule, sets a damaged clock aside and logs one line. */
+ * applies the recovery rule, sets a damaged clock aside and logs one line.
+ * out->message is logged and freed here (NULL on return). */
 void fw_state_recover(uint16_t reset_period, time_t now, fw_recovery_t *out);
 /* Writes priority_last_decay_ran atomically; false on failure (said once). */
 bool fw_state_write_clock(time_t last_ran, time_t last_reset);

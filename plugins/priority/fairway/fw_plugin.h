@@ -143,7 +143,9 @@ void fw_charge_restart_release(time_t last_ran);
 
 /* ---- bootstrap.c: usage rebuilt from slurmdbd's job records --------------- */
 typedef enum { FW_BOOT_REBUILT, FW_BOOT_NOT_NEEDED, FW_BOOT_RETRY } fw_boot_t;
-/* Takes the assoc_mgr locks itself; only with an accounting connection. */
+/* Takes the assoc_mgr locks itself; only with an accounting connection.
+ * Requires, in planned use, fw_ledger_load_once first: after a rebuild the
+ * ledger is marked loaded (the core does not say whether it replaced it). */
 fw_boot_t fw_bootstrap_run(const fw_config_t *config, time_t now, time_t configured_last_reset,
                            bool replace, bool retry);
 

@@ -115,6 +115,17 @@ void fw_log(fw_log_level_t level, const char *format, ...)
 	free(line);
 }
 
+char *fw_format(const char *format, ...)
+{
+	va_list args;
+	va_start(args, format);
+	char *text = NULL;
+	if (vasprintf(&text, format, args) < 0)
+		text = NULL;
+	va_end(args);
+	return text;
+}
+
 const char *fw_host_state_dir(void)
 {
 	return slurm_conf.state_save_location ? slurm_conf.state_save_location : ".";
