@@ -71,7 +71,7 @@ static void prefetch_assoc(const slurmdb_assoc_rec_t *a)
 size_t fw_assocs_snapshot(fw_held_t *held, fw_assoc_input_t **inputs,
 			  slurmdb_assoc_rec_t ***records)
 {
-	FW_REQUIRE(held, NO_LOCK, NO_LOCK, READ_LOCK, NO_LOCK, 0);
+	FW_REQUIRE(held, FW_NO_LOCK, FW_NO_LOCK, FW_READ_LOCK, FW_NO_LOCK, 0);
 	if (!assoc_mgr_root_assoc || !assoc_mgr_assoc_list)
 		return 0;
 	size_t listed = list_count(assoc_mgr_assoc_list);
@@ -114,9 +114,8 @@ void fw_assocs_fairshare(const fw_config_t *config)
 	const fw_settings_t *s = fw_settings(config);
 	if (!s->calc_fairshare)
 		return;
-	assoc_mgr_lock_t locks = { .assoc = WRITE_LOCK };
 	fw_held_t held = { 0 };
-	fw_lock_assoc_mgr(&held, locks);
+	fw_lock(&held, FW_FAIRSHARE);
 	fw_assoc_input_t *in;
 	slurmdb_assoc_rec_t **records;
 	size_t n = fw_assocs_snapshot(&held, &in, &records);
@@ -142,7 +141,7 @@ void fw_assocs_fairshare(const fw_config_t *config)
 		if (r->write_fs_factor)
 			u->fs_factor = r->fs_factor;
 	}
-	fw_unlock_assoc_mgr(&held, locks);
+	fw_unlock(&held, FW_FAIRSHARE);
 }
 
 /* Association and QOS usage are different types with the same fields. */
@@ -189,8 +188,8 @@ void fw_assocs_decay(const fw_config_t *config, double factor)
 {
 	if (!fw_settings(config)->calc_fairshare || factor == 1.0)
 		return;
-	assoc_mgr_lock_t locks = { .assoc = WRITE_LOCK, .qos = WRITE_LOCK };
-	assoc_mgr_lock(&locks);
+	fw_held_t held = { 0 };
+	fw_lock(&held, FW_USAGE_WRITE);
 	struct walk w = { 0 };
 	ensure_walk(list_count(assoc_mgr_assoc_list));
 	list_for_each_ro(assoc_mgr_assoc_list, list_into, &w);
@@ -208,15 +207,15 @@ void fw_assocs_decay(const fw_config_t *config, double factor)
 			SCALE_USAGE(qos->usage, factor);
 	}
 	list_iterator_destroy(it);
-	assoc_mgr_unlock(&locks);
+	fw_unlock(&held, FW_USAGE_WRITE);
 }
 
 void fw_assocs_reset(const fw_config_t *config)
 {
 	if (!fw_settings(config)->calc_fairshare)
 		return;
-	assoc_mgr_lock_t locks = { .assoc = WRITE_LOCK, .qos = WRITE_LOCK };
-	assoc_mgr_lock(&locks);
+	fw_held_t held = { 0 };
+	fw_lock(&held, FW_USAGE_WRITE);
 	ListIterator it = list_iterator_create(assoc_mgr_assoc_list);
 	slurmdb_assoc_rec_t *a;
 	while ((a = list_next(it))) {
@@ -232,7 +231,7 @@ void fw_assocs_reset(const fw_config_t *config)
 	while ((qos = list_next(it)))
 		ZERO_USAGE(qos->usage);
 	list_iterator_destroy(it);
-	assoc_mgr_unlock(&locks);
+	fw_unlock(&held, FW_USAGE_WRITE);
 	fw_info("usage of every association and QOS was reset (PriorityUsageResetPeriod)");
 }
 
@@ -278,7 +277,7 @@ static void one_assoc_input(const slurmdb_assoc_rec_t *a, const fw_config_t *con
 long double fw_assocs_efctv(fw_held_t *held, const slurmdb_assoc_rec_t *assoc,
 			    const fw_config_t *config)
 {
-	FW_REQUIRE(held, NO_LOCK, NO_LOCK, READ_LOCK, NO_LOCK, assoc->usage->usage_efctv);
+	FW_REQUIRE(held, FW_NO_LOCK, FW_NO_LOCK, FW_READ_LOCK, FW_NO_LOCK, assoc->usage->usage_efctv);
 	fw_one_assoc_input_t in;
 	fw_one_assoc_usage_t out;
 	long double *siblings;

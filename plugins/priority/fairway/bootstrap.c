@@ -68,9 +68,8 @@ fw_boot_t fw_bootstrap_run(const fw_config_t *config, time_t now, time_t configu
   fw_db_job_t *jobs = xcalloc(list_count(records) + 1, sizeof(*jobs)), *end = jobs;
   list_for_each(records, copy_job, &end);
 
-  assoc_mgr_lock_t locks = {.assoc = WRITE_LOCK, .tres = READ_LOCK};
   fw_held_t held = {0};
-  fw_lock_assoc_mgr(&held, locks);
+  fw_lock(&held, FW_BOOTSTRAP);
   fw_assoc_input_t *assocs = NULL;
   slurmdb_assoc_rec_t **assoc_records = NULL;
   const size_t n = fw_assocs_snapshot(&held, &assocs, &assoc_records);
@@ -94,7 +93,7 @@ fw_boot_t fw_bootstrap_run(const fw_config_t *config, time_t now, time_t configu
     for (uint32_t t = 0; tres_usage && t < tres_cnt; t++)
       u->usage_tres_raw[t] = tres_usage[i * tres_cnt + t];
   }
-  fw_unlock_assoc_mgr(&held, locks);
+  fw_unlock(&held, FW_BOOTSTRAP);
   /* The core replaced the ledger, or kept the one fw_ledger_load_once
    * loaded before (the decay thread loads it before the first bootstrap):
    * either way there is nothing left to load. */

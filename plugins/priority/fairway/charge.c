@@ -68,8 +68,8 @@ bool fw_charge_wanted(const job_record_t *job, const fw_config_t *config)
 bool fw_charge_one(fw_held_t *held, job_record_t *job, time_t start_period,
 		   time_t end_period, bool adjust_for_end, const fw_config_t *config)
 {
-	FW_REQUIRE(held, adjust_for_end ? WRITE_LOCK : READ_LOCK, NO_LOCK, NO_LOCK, NO_LOCK,
-		   false);
+	FW_REQUIRE(held, adjust_for_end ? FW_WRITE_LOCK : FW_READ_LOCK, FW_NO_LOCK, FW_NO_LOCK,
+		   FW_NO_LOCK, false);
 	/* end_time_exp == NO_VAL: the end was charged already (acct_policy
 	 * relies on this marker too). */
 	if (job->end_time_exp == (time_t) NO_VAL)
@@ -97,8 +97,7 @@ bool fw_charge_one(fw_held_t *held, job_record_t *job, time_t start_period,
 			  .tres_usage_nodecay = nodecay };
 	uint32_t path[FW_MAX_PATH];
 
-	assoc_mgr_lock_t locks = { .assoc = WRITE_LOCK, .qos = WRITE_LOCK, .tres = READ_LOCK };
-	fw_lock_assoc_mgr(held, locks);
+	fw_lock(held, FW_USAGE_WRITE);
 	time_t billing_start = job->start_time > start_period ? job->start_time : start_period;
 	in.billable_tres = calc_job_billable_tres(job, billing_start, true);
 	in.has_qos = job->qos_ptr != NULL;
@@ -126,7 +125,7 @@ bool fw_charge_one(fw_held_t *held, job_record_t *job, time_t start_period,
 			   a->usage->grp_used_tres_run_secs, c.tres_usage_decay,
 			   c.tres_run_release);
 	}
-	fw_unlock_assoc_mgr(held, locks);
+	fw_unlock(held, FW_USAGE_WRITE);
 	fw_prio("job %u charged %.0f s x %.2f billing = %.2f (decayed)", job->job_id,
 		c.run_delta_s, in.billable_tres, c.real_decay);
 	return true;
@@ -135,7 +134,7 @@ bool fw_charge_one(fw_held_t *held, job_record_t *job, time_t start_period,
 size_t fw_charge_running(fw_held_t *held, fw_pass_t *pass, const fw_config_t *config,
 			 time_t start_period, time_t now)
 {
-	FW_REQUIRE(held, READ_LOCK, NO_LOCK, NO_LOCK, NO_LOCK, 0);
+	FW_REQUIRE(held, FW_READ_LOCK, FW_NO_LOCK, FW_NO_LOCK, FW_NO_LOCK, 0);
 	void *const *jobs;
 	const uint32_t *ids;
 	size_t n = fw_pass_jobs(pass, &jobs, &ids), charged = 0;
@@ -155,13 +154,11 @@ void fw_charge_restart_release(time_t last_ran)
 		return;
 	if (!job_list)
 		return;
-	slurmctld_lock_t job_read = { NO_LOCK, READ_LOCK, NO_LOCK, NO_LOCK, NO_LOCK };
-	assoc_mgr_lock_t locks = { .assoc = WRITE_LOCK, .qos = WRITE_LOCK, .tres = READ_LOCK };
 	uint64_t release[slurmctld_tres_cnt + 1];
 	fw_held_t held = { 0 };
 	/* The job lock before job_list is looked at (its count included). */
-	fw_lock_slurmctld(&held, job_read);
-	fw_lock_assoc_mgr(&held, locks);
+	fw_lock(&held, FW_JOB_LIST_READ);
+	fw_lock(&held, FW_USAGE_WRITE);
 	ListIterator it = list_iterator_create(job_list);
 	job_record_t *job;
 	while ((job = list_next(it))) {
@@ -184,6 +181,6 @@ void fw_charge_restart_release(time_t last_ran)
 				   a->usage->grp_used_tres_run_secs, NULL, release);
 	}
 	list_iterator_destroy(it);
-	fw_unlock_assoc_mgr(&held, locks);
-	fw_unlock_slurmctld(&held, job_read);
+	fw_unlock(&held, FW_USAGE_WRITE);
+	fw_unlock(&held, FW_JOB_LIST_READ);
 }

@@ -4,8 +4,12 @@
  * store them, persist. Each step's locks are taken and released at the
  * call, in Slurm's order. Order and cadence follow priority/multifactor's
  * _decay_thread (slurm-22-05-8-1:src/plugins/priority/multifactor/priority_multifactor.c).
- * Start-up (fw_decay_recover) is here too: the thread only runs them. */
-#include "fw_plugin.h"
+ * Start-up (fw_decay_recover) is here too: the thread only runs them.
+ * No Slurm header here: the steps that touch Slurm's records are the
+ * boundary's (fw_plugin.h), and the locks are fw_host.h's named sets. */
+#include <stdlib.h>
+#include <string.h>
+
 #include "decay_pass.h"
 
 /* CPU time of the calling thread in ms: the pass logs where it spends it. */
@@ -29,13 +33,6 @@ static void lap(double *mark, double *phase)
 	double now = thread_cpu_ms();
 	*phase += now - *mark;
 	*mark = now;
-}
-
-/* site_factor/none, Slurm's default, updates nothing: no job W for it. */
-static bool site_factor_updates(void)
-{
-	const char *plugin = slurm_conf.site_factor_plugin;
-	return plugin && xstrcmp(plugin, "site_factor/none");
 }
 
 void fw_decay_recover(const fw_config_t *config, time_t now, fw_decay_clock_t *clock)
@@ -94,10 +91,7 @@ void fw_decay_pass(const fw_config_t *config, time_t now, fw_decay_clock_t *cloc
 	const bool skip = clock->last_ran == 0 || now - clock->last_ran <= 0;
 	/* Without accounting (init, once) there is no clock: jobs only. */
 	const bool jobs_step = !(skip && classic) || clock->without_accounting;
-	slurmctld_lock_t job_read = { NO_LOCK, READ_LOCK, NO_LOCK, READ_LOCK, NO_LOCK };
-	slurmctld_lock_t job_write = { NO_LOCK, WRITE_LOCK, NO_LOCK, READ_LOCK, NO_LOCK };
-	slurmctld_lock_t site_write = { NO_LOCK, WRITE_LOCK, READ_LOCK, READ_LOCK, NO_LOCK };
-	assoc_mgr_lock_t assoc_read = { .assoc = READ_LOCK, .qos = READ_LOCK };
+	const bool jobs = fw_host_has_jobs();
 	fw_pass_t *pass = fw_jobs_pass();
 	fw_held_t held = { 0 };
 	const time_t reset_before = clock->reset.last_reset;
@@ -116,15 +110,12 @@ void fw_decay_pass(const fw_config_t *config, time_t now, fw_decay_clock_t *cloc
 		fw_assocs_fairshare(config);
 		lap(&mark, &r->cpu.fairshare);
 	} else {
-		if (!skip && site_factor_updates()) {
-			fw_lock_slurmctld(&held, site_write);
-			site_factor_g_update();
-			fw_unlock_slurmctld(&held, site_write);
-		}
+		if (!skip)
+			fw_host_update_site_factors(); /* job W, when a plugin updates */
 		/* 2-5 under one hold of job R + part R: one finding of the
 		 * records serves the charge and the priorities. */
-		if (job_list)
-			fw_lock_slurmctld(&held, job_read);
+		if (jobs)
+			fw_lock(&held, FW_JOBS_READ);
 		r->walked = fw_jobs_find(&held, pass);
 		lap(&mark, &r->cpu.find);
 		/* 3. Charge running jobs (assoc W + qos W + tres R, ledger). */
@@ -139,21 +130,21 @@ void fw_decay_pass(const fw_config_t *config, time_t now, fw_decay_clock_t *cloc
 		lap(&mark, &r->cpu.fairshare);
 		/* 5. Gather and compute (assoc R + qos R); queries still run. */
 		double gather_start = wall_ms();
-		if (job_list) {
-			fw_lock_assoc_mgr(&held, assoc_read);
+		if (jobs) {
+			fw_lock(&held, FW_ASSOCS_READ);
 			fw_jobs_gather(&held, pass, config, now);
-			fw_unlock_assoc_mgr(&held, assoc_read);
-			fw_unlock_slurmctld(&held, job_read);
+			fw_unlock(&held, FW_ASSOCS_READ);
+			fw_unlock(&held, FW_JOBS_READ);
 		}
 		r->gather_ms = wall_ms() - gather_start;
 		/* 6. Store the changed jobs, a slice per hold of job W + part R. */
-		bool stored_all = !job_list;
+		bool stored_all = !jobs;
 		while (!stored_all) {
-			fw_lock_slurmctld(&held, job_write);
+			fw_lock(&held, FW_JOBS_WRITE);
 			double hold_start = wall_ms();
 			stored_all = fw_jobs_store_slice(&held, pass, config, now, &r->recomputed);
 			double hold = wall_ms() - hold_start;
-			fw_unlock_slurmctld(&held, job_write);
+			fw_unlock(&held, FW_JOBS_WRITE);
 			r->holds++;
 			r->held_ms += hold;
 			if (hold > r->longest_hold_ms)
@@ -179,7 +170,7 @@ void fw_decay_pass(const fw_config_t *config, time_t now, fw_decay_clock_t *cloc
 	clock->last_ran = now;
 	fw_state_write_clock(now, clock->reset.last_reset);
 	if (s->calc_fairshare && (r->charged || clock->reset.last_reset != reset_before))
-		dump_assoc_mgr_state();
+		fw_host_save_assoc_usage();
 	lap(&mark, &r->cpu.state);
 }
 
@@ -187,14 +178,14 @@ void fw_decay_pass_log(const fw_pass_report_t *r)
 {
 	const struct fw_pass_cpu *c = &r->cpu;
 	if (r->recomputed)
-		fw_prio("%zu of %zu jobs changed during the pass and were recomputed",
-			r->recomputed, r->jobs.computed);
+		fw_log(FW_LOG_PRIO, "%zu of %zu jobs changed during the pass and were recomputed",
+		       r->recomputed, r->jobs.computed);
 	/* One line a pass (SlurmctldDebug=verbose): where the CPU went, and
 	 * how long the pass kept job queries and job writers waiting. */
-	fw_verbose("decay pass CPU %.3f ms: decay %.3f, find %.3f, charge %.3f, fairshare %.3f, priority %.3f, state %.3f",
+	fw_log(FW_LOG_VERBOSE, "decay pass CPU %.3f ms: decay %.3f, find %.3f, charge %.3f, fairshare %.3f, priority %.3f, state %.3f",
 		   c->decay + c->find + c->charge + c->fairshare + c->priority + c->state,
 		   c->decay, c->find, c->charge, c->fairshare, c->priority, c->state);
-	fw_verbose("priority pass: %zu jobs computed, %zu stored; job write lock held %.3f ms, longest %.3f ms of %zu holds (gathering and computing under the read lock, waits included, %.3f ms); %zu job records %s",
+	fw_log(FW_LOG_VERBOSE, "priority pass: %zu jobs computed, %zu stored; job write lock held %.3f ms, longest %.3f ms of %zu holds (gathering and computing under the read lock, waits included, %.3f ms); %zu job records %s",
 		   r->jobs.computed, r->jobs.stored, r->held_ms, r->longest_hold_ms, r->holds,
 		   r->gather_ms, r->job_records,
 		   r->walked ? "listed by walking the job list" : "found by id");

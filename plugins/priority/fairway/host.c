@@ -147,6 +147,27 @@ void fw_host_protocol_versions(uint16_t *min_version, uint16_t *max_version)
 	*max_version = SLURM_PROTOCOL_VERSION;
 }
 
+bool fw_host_has_jobs(void)
+{
+	return job_list != NULL;
+}
+
+void fw_host_update_site_factors(void)
+{
+	fw_held_t held = { 0 };
+	const char *plugin = slurm_conf.site_factor_plugin;
+	if (!plugin || !xstrcmp(plugin, "site_factor/none"))
+		return; /* updates nothing: no job W for it */
+	fw_lock(&held, FW_SITE_FACTORS);
+	site_factor_g_update();
+	fw_unlock(&held, FW_SITE_FACTORS);
+}
+
+void fw_host_save_assoc_usage(void)
+{
+	dump_assoc_mgr_state();
+}
+
 uint32_t fw_host_calc_period(void)
 {
 	return slurm_conf.priority_calc_period;

@@ -1,77 +1,100 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Lock contracts that are checked. Every function of the plugin whose
- * contract needs a Slurm lock takes a witness, fw_held_t, that says what
- * its caller holds: the fw_lock_* wrappers record what they take, and an
- * entry point that slurmctld calls with a lock held states it (citing the
- * caller). A function reached without what it needs says so once at error
- * level ("BUG: ...", which the live tests look for) and does nothing,
- * rather than touch records another thread may be changing. Slurm's own
- * check, verify_lock, exists only in debug builds of slurmctld (Debian's is
- * built with NDEBUG): where it is there, it is asked too. */
+/* Lock contracts that are checked. The plugin takes Slurm's locks only as
+ * the named sets of fw_host.h, each one Slurm's order inside, and records
+ * what it took in a witness (fw_held_t) that it passes to every function
+ * whose contract needs a lock. An entry point that slurmctld calls with a
+ * lock held states it, citing the caller. A function reached without what
+ * it needs says so once at error level ("BUG: ...", which the live tests
+ * look for) and does nothing, rather than touch records another thread may
+ * be changing. Slurm's own check, verify_lock, exists only in debug builds
+ * of slurmctld (Debian's is built with NDEBUG): where it is, it is asked too. */
 #include "fw_plugin.h"
+
+_Static_assert((int) FW_NO_LOCK == (int) NO_LOCK && (int) FW_READ_LOCK == (int) READ_LOCK &&
+		       (int) FW_WRITE_LOCK == (int) WRITE_LOCK,
+	       "lock levels restated wrongly");
 
 /* Weak: absent (NULL) from a slurmctld built with NDEBUG. */
 extern bool verify_lock(lock_datatype_t datatype, lock_level_t level) __attribute__((weak));
 extern bool verify_assoc_lock(assoc_mgr_lock_datatype_t datatype, lock_level_t level)
 	__attribute__((weak));
 
-void fw_lock_slurmctld(fw_held_t *held, slurmctld_lock_t locks)
+/* Each set: slurmctld's {conf, job, node, part, fed}, then assoc_mgr's. */
+static const struct {
+	slurmctld_lock_t ctld;
+	assoc_mgr_lock_t assoc_mgr;
+} sets[] = {
+	[FW_JOBS_READ] = { .ctld = { .job = READ_LOCK, .part = READ_LOCK } },
+	[FW_JOBS_WRITE] = { .ctld = { .job = WRITE_LOCK, .part = READ_LOCK } },
+	[FW_JOB_LIST_READ] = { .ctld = { .job = READ_LOCK } },
+	[FW_SITE_FACTORS] = { .ctld = { .job = WRITE_LOCK, .node = READ_LOCK, .part = READ_LOCK } },
+	[FW_ASSOCS_READ] = { .assoc_mgr = { .assoc = READ_LOCK, .qos = READ_LOCK } },
+	[FW_FAIRSHARE] = { .assoc_mgr = { .assoc = WRITE_LOCK } },
+	[FW_USAGE_WRITE] = { .assoc_mgr = { .assoc = WRITE_LOCK, .qos = WRITE_LOCK,
+					    .tres = READ_LOCK } },
+	[FW_BOOTSTRAP] = { .assoc_mgr = { .assoc = WRITE_LOCK, .tres = READ_LOCK } },
+};
+
+static bool is_ctld(fw_lock_set_t set)
 {
-	lock_slurmctld(locks);
-	held->job = locks.job;
-	held->part = locks.part;
+	return set <= FW_SITE_FACTORS;
 }
 
-void fw_unlock_slurmctld(fw_held_t *held, slurmctld_lock_t locks)
+void fw_lock(fw_held_t *held, fw_lock_set_t set)
 {
-	held->job = held->part = NO_LOCK;
-	unlock_slurmctld(locks);
+	if (is_ctld(set)) {
+		lock_slurmctld(sets[set].ctld);
+		held->job = (fw_lock_level_t) sets[set].ctld.job;
+		held->part = (fw_lock_level_t) sets[set].ctld.part;
+	} else {
+		assoc_mgr_lock_t locks = sets[set].assoc_mgr;
+		assoc_mgr_lock(&locks);
+		held->assoc = (fw_lock_level_t) locks.assoc;
+		held->qos = (fw_lock_level_t) locks.qos;
+		held->tres = (fw_lock_level_t) locks.tres;
+	}
 }
 
-void fw_lock_assoc_mgr(fw_held_t *held, assoc_mgr_lock_t locks)
+void fw_unlock(fw_held_t *held, fw_lock_set_t set)
 {
-	assoc_mgr_lock(&locks);
-	held->assoc = locks.assoc;
-	held->qos = locks.qos;
-	held->tres = locks.tres;
+	if (is_ctld(set)) {
+		held->job = held->part = FW_NO_LOCK;
+		unlock_slurmctld(sets[set].ctld);
+	} else {
+		assoc_mgr_lock_t locks = sets[set].assoc_mgr;
+		held->assoc = held->qos = held->tres = FW_NO_LOCK;
+		assoc_mgr_unlock(&locks);
+	}
 }
 
-void fw_unlock_assoc_mgr(fw_held_t *held, assoc_mgr_lock_t locks)
+static bool slurm_agrees(fw_lock_level_t job, fw_lock_level_t part, fw_lock_level_t assoc,
+			 fw_lock_level_t qos)
 {
-	held->assoc = held->qos = held->tres = NO_LOCK;
-	assoc_mgr_unlock(&locks);
-}
-
-static bool slurm_agrees(lock_level_t job, lock_level_t part, lock_level_t assoc,
-			 lock_level_t qos)
-{
-	if (verify_lock && (!verify_lock(JOB_LOCK, job) || !verify_lock(PART_LOCK, part)))
+	if (verify_lock && (!verify_lock(JOB_LOCK, (lock_level_t) job) ||
+			    !verify_lock(PART_LOCK, (lock_level_t) part)))
 		return false;
-	if (verify_assoc_lock &&
-	    (!verify_assoc_lock(ASSOC_LOCK, assoc) || !verify_assoc_lock(QOS_LOCK, qos)))
-		return false;
-	return true;
+	return !verify_assoc_lock || (verify_assoc_lock(ASSOC_LOCK, (lock_level_t) assoc) &&
+				      verify_assoc_lock(QOS_LOCK, (lock_level_t) qos));
 }
 
-bool fw_holds(const fw_held_t *held, const char *function, lock_level_t job, lock_level_t part,
-	      lock_level_t assoc, lock_level_t qos)
+bool fw_holds(const fw_held_t *held, const char *function, fw_lock_level_t job,
+	      fw_lock_level_t part, fw_lock_level_t assoc, fw_lock_level_t qos)
 {
 	static const char *const level[] = { "no", "read", "write" };
+	static pthread_mutex_t said_mutex = PTHREAD_MUTEX_INITIALIZER;
+	static const char *said[32]; /* the functions that said so: once each */
 	if (held->job >= job && held->part >= part && held->assoc >= assoc && held->qos >= qos &&
 	    slurm_agrees(job, part, assoc, qos))
 		return true;
-	/* Said once per function (a pass would say it per job). */
-	static pthread_mutex_t said_mutex = PTHREAD_MUTEX_INITIALIZER;
-	static const char *said[32];
 	bool first = true;
 	slurm_mutex_lock(&said_mutex);
-	for (int i = 0; i < 32 && said[i]; i++)
-		first = first && said[i] != function;
-	for (int i = 0; first && i < 32; i++)
-		if (!said[i]) {
-			said[i] = function;
-			break;
-		}
+	int i = 0;
+	while (i < 32 && said[i] && said[i] != function)
+		i++;
+	if (i < 32 && said[i] == function)
+		first = false;
+	else if (i < 32)
+		said[i] = function;
 	slurm_mutex_unlock(&said_mutex);
 	if (first)
 		fw_error("BUG: %s requires job %s, partition %s, association %s and QOS %s locks; its caller holds job %s, partition %s, association %s, QOS %s: not done",
