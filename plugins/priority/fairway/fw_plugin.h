@@ -72,7 +72,7 @@ void fw_config_release_all(void);
 /* The pass's tables, created on first use; the decay thread's (or init's). */
 fw_pass_t *fw_jobs_pass(void);
 /* Requires job R. Finds job_list's records (by id, or by walking the list);
- * returns whether it walked. */
+ * returns whether it walked (false without a job list: no records). */
 bool fw_jobs_find(fw_pass_t *pass);
 /* Requires job R, part R, assoc R and qos R. Gathers and computes every
  * eligible job of the records found. */
@@ -84,7 +84,9 @@ bool fw_jobs_store_slice(fw_pass_t *pass, const fw_config_t *config, time_t now,
                          size_t *recomputed);
 /* Requires job W (the caller's). Computes the job's priority, stores its
  * factors and priority_array and returns the priority (the caller sets
- * job->priority). Takes assoc R and qos R itself. */
+ * job->priority). Takes assoc R and qos R itself. An operator-set priority
+ * is returned as it is, and a job without details gets 0 (logged), both
+ * with their factors cleared. */
 uint32_t fw_jobs_compute_and_store(job_record_t *job, const fw_config_t *config, time_t now);
 /* Called at fini: frees the pass's tables. */
 void fw_jobs_release(void);

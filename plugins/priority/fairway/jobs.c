@@ -42,12 +42,12 @@ static size_t walked_size, walked_ids_size;
 static partitions_t pass_partitions; /* emptied at each gather */
 
 /* Grows an xmalloc array of size entries (contents kept) to hold want. */
-#define GROW(array, size, want)                      \
-  do {                                               \
-    if ((size_t)(want) > (size)) {                   \
-      (size) = MAX((size_t)(want), 2 * (size));      \
-      xrecalloc(array, size, sizeof(*(array)));      \
-    }                                                \
+#define GROW(array, size, want)                 \
+  do {                                          \
+    if ((size_t)(want) > (size)) {              \
+      (size) = MAX((size_t)(want), 2 * (size)); \
+      xrecalloc(array, size, sizeof(*(array))); \
+    }                                           \
   } while (0)
 
 fw_pass_t *fw_jobs_pass(void) {
@@ -353,11 +353,12 @@ static void store_factors(job_record_t *job, const fw_factors_t *factors) {
   if (factors->clamped) {
     fw_error("job %u priority exceeds 32 bits; reduced to 4294967295 (2^32 - 1)", job->job_id);
   }
-  fw_prio("job %u priority %u = age %.2f + assoc %.2f + fairshare %.2f + jobsize %.2f + "
-          "partition %.2f + qos %.2f + tres + site %lld - nice %lld",
-          job->job_id, factors->priority, factors->age, factors->assoc, factors->fairshare,
-          factors->job_size, factors->partition, factors->qos,
-          (long long)factors->site - NICE_OFFSET, (long long)factors->nice - NICE_OFFSET);
+  fw_prio(
+      "job %u priority %u = age %.2f + assoc %.2f + fairshare %.2f + jobsize %.2f + "
+      "partition %.2f + qos %.2f + tres + site %lld - nice %lld",
+      job->job_id, factors->priority, factors->age, factors->assoc, factors->fairshare,
+      factors->job_size, factors->partition, factors->qos, (long long)factors->site - NICE_OFFSET,
+      (long long)factors->nice - NICE_OFFSET);
 }
 
 static void clear_factors(job_record_t *job) {
@@ -383,10 +384,10 @@ uint32_t fw_jobs_compute_and_store(job_record_t *job, const fw_config_t *config,
   partitions_t own = {0}; /* priority_p_set runs on RPC threads: nothing shared */
   partitions_of(&own, job, &in);
   const fw_cluster_t cluster = {cluster_cpus, (uint32_t)node_record_count};
-  uint32_t *partition_priorities = xcalloc(in.partition_count + 1, sizeof(uint32_t));
+  uint32_t *partition_priorities = NULL;
+  if (in.partition_count) partition_priorities = xcalloc(in.partition_count, sizeof(uint32_t));
   fw_factors_t factors;
-  fw_job_priority(config, &in, &cluster, now, &factors, NULL,
-                  in.partition_count ? partition_priorities : NULL);
+  fw_job_priority(config, &in, &cluster, now, &factors, NULL, partition_priorities);
   store_factors(job, &factors);
   xfree(partition_priorities);
   partitions_free(&own);

@@ -70,8 +70,8 @@ static void destroy_factors(void *object) {
 
 /* The weighted TRES factors of a job in one partition, into an object that
  * has none: job->prio_factors keeps no TRES (jobs.c store_factors). */
-static void add_tres_factors(const job_record_t *job, const part_record_t *part,
-                             const sprio_t *q, priority_factors_object_t *f) {
+static void add_tres_factors(const job_record_t *job, const part_record_t *part, const sprio_t *q,
+                             priority_factors_object_t *f) {
   const uint32_t count = q->settings->tres_cnt;
   if (f->priority_tres || !count || !part) return;
   f->priority_tres = xcalloc(count, sizeof(double));
@@ -133,8 +133,8 @@ static void add_job(job_record_t *job, const sprio_t *q) {
   if (q->request->uid_list && !list_has_id(q->request->uid_list, job->user_id)) return;
   if (!job->part_ptr_list) {
     if (!job->part_ptr || !partition_wanted(q, job->part_ptr)) return;
-    list_append(q->out, job->direct_set_prio ? direct_factors(job)
-                                             : new_factors(job, job->part_ptr, q));
+    list_append(q->out,
+                job->direct_set_prio ? direct_factors(job) : new_factors(job, job->part_ptr, q));
     return;
   }
   ListIterator it = list_iterator_create(job->part_ptr_list);
@@ -163,8 +163,8 @@ static bool listed(const job_record_t *job, const sprio_t *q, time_t now) {
   const uint32_t flags = q->settings->flags;
   if (!(flags & PRIORITY_FLAGS_CALCULATE_RUNNING) && !IS_JOB_PENDING(job)) return false;
   if (IS_JOB_REVOKED(job) || !job->details) return false;
-  const time_t use_time = (flags & PRIORITY_FLAGS_ACCRUE_ALWAYS) ? job->details->submit_time
-                                                                 : job->details->begin_time;
+  const time_t use_time =
+      (flags & PRIORITY_FLAGS_ACCRUE_ALWAYS) ? job->details->submit_time : job->details->begin_time;
   if (!use_time || use_time > now || job->priority == 0) return false;
   return may_see(job, q->uid);
 }
