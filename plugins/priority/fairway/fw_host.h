@@ -30,6 +30,7 @@ typedef enum {
 	FW_JOBS_WRITE,    /* job W, part R: storing priorities */
 	FW_JOB_LIST_READ, /* job R: the run-seconds release at restart */
 	FW_SITE_FACTORS,  /* job W, node R, part R: the site factor plugin's update */
+	FW_SPRIO,         /* job R, node R, part R: sprio's list (22.05: the plugin locks) */
 	FW_ASSOCS_READ,   /* assoc R, qos R: job factors */
 	FW_FAIRSHARE,     /* assoc W: fairshare written back */
 	FW_USAGE_WRITE,   /* assoc W, qos W, tres R: usage charged, decayed, reset */
@@ -84,7 +85,7 @@ uint32_t fw_host_calc_period(void);
  * init's). */
 fw_pass_t *fw_jobs_pass(void);
 /* Requires job R. Finds job_list's records (by id, or by walking the list);
- * returns whether it walked. */
+ * returns whether it walked (false without a job list: no records). */
 bool fw_jobs_find(fw_held_t *held, fw_pass_t *pass);
 /* Requires job R, part R, assoc R and qos R. Gathers and computes every
  * eligible job of the records found. */

@@ -48,8 +48,15 @@
     if (fw_prio_enabled()) info("PRIO: " FW_PREFIX fmt, ##__VA_ARGS__); \
   } while (0)
 
-/* Ask for the cache line holding a field ahead of its use. */
+/* Ask for the cache line holding a field ahead of its use (for reading,
+ * or for writing). A prefetch of memory since freed neither faults nor
+ * reads it. */
 #define FW_PREFETCH(address) __builtin_prefetch(address)
+#define FW_PREFETCH_WRITE(address) __builtin_prefetch(address, 1)
+/* A helper made only of prefetches must be inlined into its loop: GCC 12
+ * at -O2 finds it has no side effects, marks it const and deletes the
+ * calls to it (test/prefetch_compiled.sh checks the built plugin). */
+#define FW_PREFETCH_HELPER static inline __attribute__((always_inline))
 
 /* ---- host.c --------------------------------------------------------------- */
 /* The core's logger: one line to slurmctld's log. */
@@ -60,11 +67,31 @@ void fw_load_config(bool with_slurmdbd, bool log_summary);
 /* ---- jobs.c ---------------------------------------------------------------- */
 /* Requires job W (the caller's). Computes the job's priority, stores its
  * factors and priority_array and returns the priority (the caller sets
- * job->priority). Takes assoc R and qos R itself (recorded in *held). */
+ * job->priority). Takes assoc R and qos R itself (recorded in *held). An
+ * operator-set priority is returned as it is, and a job without details
+ * gets 0 (logged), both with their factors cleared. */
 uint32_t fw_jobs_compute_and_store(fw_held_t *held, job_record_t *job,
 				   const fw_config_t *config, time_t now);
-/* sprio's factors list (priority_p_get_priority_factors_list). */
+/* Requires job R. job_list's records in list order into *records, an
+ * xmalloc array of *size entries grown as needed (xfree it). Returns the
+ * count. */
+size_t fw_jobs_walk(fw_held_t *held, job_record_t ***records, size_t *size);
+/* Requires job R. sprio's row for one partition of a job: returns the
+ * weighted partition factor and fills row_tres[tres_cnt] (when given)
+ * with the job's weighted TRES factors in that partition. */
+double fw_jobs_partition_row(const job_record_t *job, const part_record_t *part,
+			     const fw_config_t *config, double *row_tres, uint32_t tres_cnt);
+
+/* ---- sprio.c: what sprio and job->prio_factors show ---------------------- */
+/* Takes FW_JOBS_READ itself (multifactor's locks for this RPC in 22.05).
+ * sprio's factors list (priority_p_get_priority_factors_list). */
 List fw_sprio_factors_list(priority_factors_request_msg_t *request, uid_t uid);
+/* Writes in's factors into *f: the numbers and, when in has TRES, TRES
+ * arrays from xcalloc (Slurm frees them), weights from settings (which may
+ * be NULL when in has no TRES). *f must be zeroed or hold factors written
+ * by this function: TRES arrays found there are freed. */
+void fw_factors_fill(priority_factors_object_t *f, const fw_factors_t *in,
+		     const fw_settings_t *settings);
 
 /* ---- assocs.c -------------------------------------------------------------- */
 /* Requires assoc R or W. The tree for the core (fw_fairshare's order):

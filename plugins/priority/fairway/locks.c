@@ -28,6 +28,7 @@ static const struct {
 	[FW_JOBS_WRITE] = { .ctld = { .job = WRITE_LOCK, .part = READ_LOCK } },
 	[FW_JOB_LIST_READ] = { .ctld = { .job = READ_LOCK } },
 	[FW_SITE_FACTORS] = { .ctld = { .job = WRITE_LOCK, .node = READ_LOCK, .part = READ_LOCK } },
+	[FW_SPRIO] = { .ctld = { .job = READ_LOCK, .node = READ_LOCK, .part = READ_LOCK } },
 	[FW_ASSOCS_READ] = { .assoc_mgr = { .assoc = READ_LOCK, .qos = READ_LOCK } },
 	[FW_FAIRSHARE] = { .assoc_mgr = { .assoc = WRITE_LOCK } },
 	[FW_USAGE_WRITE] = { .assoc_mgr = { .assoc = WRITE_LOCK, .qos = WRITE_LOCK,
@@ -37,7 +38,7 @@ static const struct {
 
 static bool is_ctld(fw_lock_set_t set)
 {
-	return set <= FW_SITE_FACTORS;
+	return set <= FW_SPRIO;
 }
 
 void fw_lock(fw_held_t *held, fw_lock_set_t set)
