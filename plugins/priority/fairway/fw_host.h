@@ -42,7 +42,12 @@ typedef enum {
 /* Take or release a set and record it in *held. */
 void fw_lock(fw_held_t *held, fw_lock_set_t set);
 void fw_unlock(fw_held_t *held, fw_lock_set_t set);
-/* Whether *held has at least the levels asked (FW_NO_LOCK: not needed);
+/* locks.c. Whether Slurm's own lock checks (debug builds of slurmctld
+ * only) agree that the calling thread holds these levels; true when
+ * slurmctld has none. */
+bool fw_slurm_agrees(fw_lock_level_t job, fw_lock_level_t part, fw_lock_level_t assoc,
+		     fw_lock_level_t qos);
+/* lock_witness.c. Whether *held has at least the levels asked (FW_NO_LOCK: not needed);
  * when not, says so once per function and returns false. */
 bool fw_holds(const fw_held_t *held, const char *function, fw_lock_level_t job,
 	      fw_lock_level_t part, fw_lock_level_t assoc, fw_lock_level_t qos);
@@ -55,7 +60,12 @@ bool fw_holds(const fw_held_t *held, const char *function, fw_lock_level_t job,
 	} while (0)
 
 /* ---- host.c: what these files need of slurmctld --------------------------- */
-/* One line to slurmctld's log, with the plugin's prefix. */
+/* config_store.c. Makes config the configuration in force (taking over the
+ * caller's reference). */
+void fw_config_publish(fw_config_t *config);
+/* host.c. One line to slurmctld's log, with the plugin's prefix. */
+void fw_log_line(fw_log_level_t level, const char *line);
+/* config_store.c. A formatted line through fw_log_line. */
 void fw_log(fw_log_level_t level, const char *format, ...)
 	__attribute__((format(printf, 2, 3)));
 /* The formatted string (malloc; free it), NULL only out of memory. */

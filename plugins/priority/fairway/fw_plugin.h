@@ -59,8 +59,6 @@
 #define FW_PREFETCH_HELPER static inline __attribute__((always_inline))
 
 /* ---- host.c --------------------------------------------------------------- */
-/* The core's logger: one line to slurmctld's log. */
-void fw_log_line(fw_log_level_t level, const char *line);
 /* Reads slurm_conf (and slurmctld_tres_cnt) and publishes the result. */
 void fw_load_config(bool with_slurmdbd, bool log_summary);
 

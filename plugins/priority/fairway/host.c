@@ -1,21 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What the plugin takes from slurmctld besides its records: the log, the
- * state directory and its lock, and the configuration.
- *
- * The configuration the plugin runs with: slurm_conf's priority settings
- * copied into the core's input, parsed there, and published as an
- * immutable, reference-counted object that a reconfigure replaces. Readers
- * (sprio RPCs, the decay thread, job updates) keep the one they took for
- * as long as they use it, so none sees a half-written configuration
- * (multifactor frees and re-reads its weights in place: priority_p_reconfig
- * in slurm-22-05-8-1:src/plugins/priority/multifactor/priority_multifactor.c). */
-#define _GNU_SOURCE /* vasprintf */
+ * state directory and its lock, a few settings, and the configuration
+ * (slurm_conf's priority settings copied into the core's input and
+ * published through config_store.c). */
 #include "fw_plugin.h"
-
-/* Guards only the pointer swap and the reference taken: never held while
- * a configuration is used. */
-static pthread_mutex_t current_mutex = PTHREAD_MUTEX_INITIALIZER;
-static fw_config_t *current = NULL;
 
 void fw_log_line(fw_log_level_t level, const char *line)
 {
@@ -49,16 +37,6 @@ static double *tres_weights(void)
 	return weights;
 }
 
-static void publish(fw_config_t *config)
-{
-	slurm_mutex_lock(&current_mutex);
-	fw_config_t *old = current;
-	current = config;
-	slurm_mutex_unlock(&current_mutex);
-	if (old)
-		fw_config_unref(old);
-}
-
 void fw_load_config(bool with_slurmdbd, bool log_summary)
 {
 	double *weights = tres_weights();
@@ -83,47 +61,8 @@ void fw_load_config(bool with_slurmdbd, bool log_summary)
 		.with_slurmdbd = with_slurmdbd,
 		.prio_debug = fw_prio_enabled(),
 	};
-	publish(fw_config_create(&in, fw_log_line, log_summary));
+	fw_config_publish(fw_config_create(&in, fw_log_line, log_summary));
 	xfree(weights);
-}
-
-fw_config_t *fw_config_get(void)
-{
-	slurm_mutex_lock(&current_mutex);
-	if (!current) {
-		/* Before init (a client calling in): Slurm's defaults. */
-		fw_config_input_t defaults = { .damp_factor = 1 };
-		current = fw_config_create(&defaults, fw_log_line, false);
-	}
-	fw_config_t *config = fw_config_ref(current);
-	slurm_mutex_unlock(&current_mutex);
-	return config;
-}
-
-void fw_log(fw_log_level_t level, const char *format, ...)
-{
-	va_list args;
-	va_start(args, format);
-	char *line = NULL;
-	/* Whatever length the message needs: a hostile PriorityParameters
-	 * value can be kilobytes long. */
-	if (vasprintf(&line, format, args) < 0)
-		line = NULL;
-	va_end(args);
-	if (line)
-		fw_log_line(level, line);
-	free(line);
-}
-
-char *fw_format(const char *format, ...)
-{
-	va_list args;
-	va_start(args, format);
-	char *text = NULL;
-	if (vasprintf(&text, format, args) < 0)
-		text = NULL;
-	va_end(args);
-	return text;
 }
 
 const char *fw_host_state_dir(void)

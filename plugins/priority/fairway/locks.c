@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Lock contracts that are checked. The plugin takes Slurm's locks only as
+/* Lock contracts that are checked (the witness itself: lock_witness.c).
+ * The plugin takes Slurm's locks only as
  * the named sets of fw_host.h, each one Slurm's order inside, and records
  * what it took in a witness (fw_held_t) that it passes to every function
  * whose contract needs a lock. An entry point that slurmctld calls with a
@@ -68,7 +69,7 @@ void fw_unlock(fw_held_t *held, fw_lock_set_t set)
 	}
 }
 
-static bool slurm_agrees(fw_lock_level_t job, fw_lock_level_t part, fw_lock_level_t assoc,
+bool fw_slurm_agrees(fw_lock_level_t job, fw_lock_level_t part, fw_lock_level_t assoc,
 			 fw_lock_level_t qos)
 {
 	if (verify_lock && (!verify_lock(JOB_LOCK, (lock_level_t) job) ||
@@ -76,30 +77,4 @@ static bool slurm_agrees(fw_lock_level_t job, fw_lock_level_t part, fw_lock_leve
 		return false;
 	return !verify_assoc_lock || (verify_assoc_lock(ASSOC_LOCK, (lock_level_t) assoc) &&
 				      verify_assoc_lock(QOS_LOCK, (lock_level_t) qos));
-}
-
-bool fw_holds(const fw_held_t *held, const char *function, fw_lock_level_t job,
-	      fw_lock_level_t part, fw_lock_level_t assoc, fw_lock_level_t qos)
-{
-	static const char *const level[] = { "no", "read", "write" };
-	static pthread_mutex_t said_mutex = PTHREAD_MUTEX_INITIALIZER;
-	static const char *said[32]; /* the functions that said so: once each */
-	if (held->job >= job && held->part >= part && held->assoc >= assoc && held->qos >= qos &&
-	    slurm_agrees(job, part, assoc, qos))
-		return true;
-	bool first = true;
-	slurm_mutex_lock(&said_mutex);
-	int i = 0;
-	while (i < 32 && said[i] && said[i] != function)
-		i++;
-	if (i < 32 && said[i] == function)
-		first = false;
-	else if (i < 32)
-		said[i] = function;
-	slurm_mutex_unlock(&said_mutex);
-	if (first)
-		fw_error("BUG: %s requires job %s, partition %s, association %s and QOS %s locks; its caller holds job %s, partition %s, association %s, QOS %s: not done",
-			 function, level[job], level[part], level[assoc], level[qos],
-			 level[held->job], level[held->part], level[held->assoc], level[held->qos]);
-	return false;
 }
