@@ -103,13 +103,7 @@ void BM_Fairshare(benchmark::State& state, FairshareMode mode, size_t n) {
   const Params params = fb::BenchParams(mode);
   const fairway::PlannedUseLedger* ledger = mode == FairshareMode::kPlannedUse ? &Ledger(n) : nullptr;
   for (auto _ : state) {
-    FairshareResults r;
-    if (ledger) {
-      r.mode = mode;
-      fairway::ComputePlannedUse(tree, *ledger, params, params.planned_use_capacity, &r);
-    } else {
-      r = fairway::ComputeFairshare(tree, params);
-    }
+    FairshareResults r = fairway::ComputeFairshare(tree, params, ledger, 0);
     benchmark::DoNotOptimize(r.assocs.data());
     benchmark::ClobberMemory();
   }

@@ -104,7 +104,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         ledger.Charge(tree.node(static_cast<int32_t>(i)).id, tree.node(static_cast<int32_t>(i)).usage_raw);
       }
       ledger.Roll(2 * params.planned_use_interval_s, params.planned_use_interval_s, 0.5);
-      ComputePlannedUse(tree, ledger, params, capacity, &r);
+      r = ComputeFairshare(tree, params, &ledger, capacity);
       CheckResults(tree, r, mode);
     }
 

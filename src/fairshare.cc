@@ -26,7 +26,8 @@ long double UsageNorm(const AssocTree& tree, int32_t i) {
   return NormalizedUsage(tree.node(i).usage_raw, tree.node(tree.root()).usage_raw);
 }
 
-FairshareResults ComputeFairshare(const AssocTree& tree, const Params& params) {
+FairshareResults ComputeFairshare(const AssocTree& tree, const Params& params,
+                                  const PlannedUseLedger* ledger, double default_capacity) {
   FairshareResults results;
   results.mode = params.Mode();
   switch (results.mode) {
@@ -43,10 +44,13 @@ FairshareResults ComputeFairshare(const AssocTree& tree, const Params& params) {
       ComputeRangedTree(tree, params, &results);
       break;
     case FairshareMode::kPlannedUse: {
-      // This entry point has no ledger: it computes with an empty one, so
-      // every association has u = 0 and F = 1 (R and usage_norm are still
-      // filled). Callers that keep a ledger call ComputePlannedUse with it.
-      ComputePlannedUse(tree, PlannedUseLedger{}, params, params.planned_use_capacity, &results);
+      // Without a ledger nothing was charged: every association has u = 0
+      // and F = 1 (R and usage_norm are still filled).
+      // Never freed: no static destructor.
+      static const PlannedUseLedger* const kEmpty = new PlannedUseLedger();
+      const double capacity =
+          params.planned_use_capacity > 0 ? params.planned_use_capacity : default_capacity;
+      ComputePlannedUse(tree, ledger ? *ledger : *kEmpty, params, capacity, &results);
       break;
     }
   }

@@ -34,10 +34,25 @@ struct FairshareResults {
   std::vector<AssocFairshare> assocs;  // indexed like AssocTree::nodes()
 };
 
-// Computes every association's fairshare in params.Mode(). The tree must have
-// been built with fair-tree share normalisation iff the mode is fair tree,
-// ranged or planned use (SharesNormalizedLikeFairTree).
-FairshareResults ComputeFairshare(const AssocTree& tree, const Params& params);
+struct PlannedUseLedger;
+
+// The one fairshare entry point: every association's fairshare in
+// params.Mode(). The tree must have been built with fair-tree share
+// normalisation iff the mode is fair tree, ranged or planned use
+// (SharesNormalizedLikeFairTree).
+// ledger and default_capacity are read in planned-use mode only: ledger is
+// the association usage it keeps (nullptr: none charged yet, every u = 0),
+// and default_capacity the capacity C (billing units per second) when
+// PriorityParameters sets no planned_use_capacity; the plugin passes the
+// cluster's CPUs (without TRESBillingWeights a CPU bills 1). A caller never
+// branches on the mode to find which function to call.
+FairshareResults ComputeFairshare(const AssocTree& tree, const Params& params,
+                                  const PlannedUseLedger* ledger, double default_capacity);
+// The same with no ledger and no default capacity. Only the C++ plugin that
+// the C boundary replaces still calls it; it goes with that plugin.
+inline FairshareResults ComputeFairshare(const AssocTree& tree, const Params& params) {
+  return ComputeFairshare(tree, params, nullptr, 0);
+}
 
 // Whether assoc_mgr normalises shares level by level (Fair Tree) for a mode.
 bool SharesNormalizedLikeFairTree(FairshareMode mode);

@@ -243,6 +243,27 @@ void PlannedUseLedger::Charge(uint32_t assoc_id, long double billing_seconds) {
   open = Saturate(open + billing_seconds);
 }
 
+void PlannedUseLedger::ChargeIds(const uint32_t* assoc_ids, size_t count,
+                                 long double billing_seconds) {
+  if (!UsableAmount(billing_seconds)) return;
+  for (size_t i = 0; i < count; ++i) Charge(assoc_ids[i], billing_seconds);
+}
+
+long double PlannedUseJobCharge(const PlannedUseJobSlice& s) {
+  long double amount = 0;
+  if (s.charge == PlannedUseCharge::kAccrue) {
+    const int64_t slice_start = s.start_time > s.start_period ? s.start_time : s.start_period;
+    amount = PlannedUseChargeAfter(s.real_nodecay, slice_start,
+                                   slice_start + static_cast<int64_t>(s.run_delta_s),
+                                   s.charged_until);
+  } else if (s.start_time >= s.start_period && s.start_time >= s.charged_until &&
+             s.time_limit_min != kInfinite && s.time_limit_min != kNoVal) {
+    const double factor = s.has_qos && s.qos_usage_factor >= 0 ? s.qos_usage_factor : 1.0;
+    amount = static_cast<long double>(s.billable_tres) * s.time_limit_min * 60.0L * factor;
+  }
+  return amount > 0 ? amount : 0;
+}
+
 void PlannedUseLedger::ChargePath(const AssocTree& tree, int32_t i, long double billing_seconds) {
   if (!UsableAmount(billing_seconds)) return;
   const int32_t n = static_cast<int32_t>(tree.size());

@@ -10,6 +10,7 @@
 #ifndef FAIRWAY_PLANNED_USE_H_
 #define FAIRWAY_PLANNED_USE_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -36,7 +37,32 @@ struct PlannedUseLedger {
   // Adds billing-seconds to association i and every ancestor (usage of
   // children is summed into parents).
   void ChargePath(const AssocTree& tree, int32_t i, long double billing_seconds);
+  // The same along a path of association ids (a job's association up to
+  // and including the root): the plugin's one way to charge the ledger.
+  void ChargeIds(const uint32_t* assoc_ids, size_t count, long double billing_seconds);
 };
+
+// One slice of a running or ending job, as the planned-use charge sees it.
+struct PlannedUseJobSlice {
+  PlannedUseCharge charge = PlannedUseCharge::kAccrue;
+  int64_t start_time = 0;     // the job's start
+  int64_t start_period = 0;   // the slice's start (last pass, or 0)
+  uint32_t time_limit_min = kNoVal;  // INFINITE and NO_VAL: no limit
+  double billable_tres = 0;
+  bool has_qos = false;
+  double qos_usage_factor = -1;  // applied when >= 0
+  double run_delta_s = 0;        // the slice's seconds (JobCharge)
+  double real_nodecay = 0;       // its undiscounted billing-seconds (JobCharge)
+  int64_t charged_until = 0;     // the restored ledger holds charges up to here
+};
+
+// What the slice adds to the ledger. Accrue: the slice's undiscounted
+// billing-seconds, the part after charged_until only
+// (PlannedUseChargeAfter). Start: billing x time limit x QOS usage factor,
+// once, with the job's first slice (a job that started before the slice, or
+// before charged_until, was charged already), 0 without a limit. Never
+// negative.
+long double PlannedUseJobCharge(const PlannedUseJobSlice& slice);
 
 // The part of `amount`, charged evenly over [slice_start, slice_end), that
 // falls after `charged_until`: a ledger restored from its file already

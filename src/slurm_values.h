@@ -15,6 +15,7 @@ constexpr uint64_t kNoConsumeVal64 = 0xfffffffffffffffd;
 constexpr uint32_t kSharesUseParent = 0x7fffffff;  // Fairshare=parent
 constexpr uint32_t kNiceOffset = 0x80000000;       // bias of nice and site
 constexpr uint32_t kMaxPriority = 0xffffffff;
+constexpr uint32_t kInfinite = 0xffffffff;        // Slurm's INFINITE (time limits)
 
 // PriorityFlags bits (slurm.h PRIORITY_FLAGS_*).
 enum PriorityFlag : uint32_t {

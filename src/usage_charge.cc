@@ -64,4 +64,16 @@ JobCharge ComputeJobCharge(const JobChargeInput& in, double decay_factor_per_sec
   return out;
 }
 
+void RestartRelease(const uint64_t* tres_alloc, size_t tres_cnt, int64_t start_time,
+                    int64_t last_ran, bool has_qos, double qos_usage_factor,
+                    uint64_t no_consume_marker, uint64_t* release) {
+  double usage_factor = has_qos && qos_usage_factor >= 0 ? qos_usage_factor : 1.0;
+  usage_factor *= static_cast<double>(last_ran - start_time);
+  for (size_t i = 0; i < tres_cnt; ++i) {
+    release[i] = tres_alloc[i] == no_consume_marker
+                     ? 0
+                     : static_cast<uint64_t>(tres_alloc[i] * usage_factor);
+  }
+}
+
 }  // namespace fairway

@@ -8,6 +8,7 @@
 #ifndef FAIRWAY_USAGE_CHARGE_H_
 #define FAIRWAY_USAGE_CHARGE_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -42,6 +43,17 @@ struct JobCharge {
 
 JobCharge ComputeJobCharge(const JobChargeInput& in, double decay_factor_per_second,
                            uint64_t no_consume_marker);
+
+// The restart release. At restart acct_policy reserves a running job's
+// whole time limit in GrpTRESRunMins again, though the job used part of it
+// before last_ran (the usage saved then already holds that part); so
+// release[i] = tres_alloc[i] x (last_ran - start_time) x the QOS usage
+// factor (when has_qos and >= 0), converted to an integer as multifactor
+// does, and 0 for a TRES marked no_consume_marker. The caller picks the
+// jobs: running, started at or before last_ran, with an allocation.
+void RestartRelease(const uint64_t* tres_alloc, size_t tres_cnt, int64_t start_time,
+                    int64_t last_ran, bool has_qos, double qos_usage_factor,
+                    uint64_t no_consume_marker, uint64_t* release);
 
 }  // namespace fairway
 

@@ -67,15 +67,9 @@ bool BuildExplainModel(client::ControllerState state, ExplainModel* model, std::
     return true;
   }
   if (!model->tree.Build(std::move(nodes), SharesNormalizedLikeFairTree(mode), error)) return false;
-  if (mode == FairshareMode::kPlannedUse) {
-    ReadLedger(model);
-    double capacity = model->state.params.planned_use_capacity;
-    if (capacity <= 0) capacity = model->state.cluster_cpus;
-    model->fairshare.mode = mode;
-    ComputePlannedUse(model->tree, model->ledger, model->state.params, capacity, &model->fairshare);
-  } else {
-    model->fairshare = ComputeFairshare(model->tree, model->state.params);
-  }
+  if (mode == FairshareMode::kPlannedUse) ReadLedger(model);
+  model->fairshare = ComputeFairshare(model->tree, model->state.params, &model->ledger,
+                                      model->state.cluster_cpus);
   return true;
 }
 

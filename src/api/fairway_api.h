@@ -44,6 +44,9 @@ typedef enum {
   FW_LOG_VERBOSE = 2,
   FW_LOG_PRIO = 3, /* only when DebugFlags=Priority: see fw_settings_t */
 } fw_log_level_t;
+/* line: one message without the "priority/fairway: " prefix (nor "PRIO: "
+ * for FW_LOG_PRIO), which the boundary adds as for its own lines; it is
+ * the core's until the call returns. */
 typedef void (*fw_log_fn)(fw_log_level_t level, const char *line);
 
 /* ======================================================================
@@ -235,7 +238,8 @@ void fw_restart_release(const uint64_t *tres_alloc, uint32_t tres_cnt, int64_t s
  * Associations and fairshare.
  * ====================================================================== */
 typedef struct {
-  const void *key; /* the record; a key met again after its first entry is ignored */
+  const void *key; /* the record (distinct per record, never NULL); a key met
+                    * again after its first entry is ignored */
   uint32_t id;
   uint32_t parent_id; /* 0 for the root and for records not under it */
   bool listed_only;   /* not reached from the root: an orphan unless met earlier */
@@ -262,7 +266,9 @@ typedef struct {
  * normalisation assoc_mgr did (PriorityFlags=FAIR_TREE). ledger and
  * capacity (billing units per second; <= 0: capacity_cpus) are read in
  * planned-use mode only. Fills out[0..n) and returns true; false when the
- * records do not make a tree (out untouched; logged). */
+ * records do not make a tree (out untouched; logged). An entry whose key
+ * was met earlier, and an orphan, get every write_* false. Without
+ * fairshare (fw_settings_t.calc_fairshare false) every write_* is false. */
 bool fw_fairshare(const fw_config_t *config, const fw_assoc_input_t *in, size_t n,
                   bool slurm_fair_tree_shares, const fw_ledger_t *ledger,
                   uint32_t capacity_cpus, fw_assoc_result_t *out);
@@ -309,9 +315,13 @@ typedef enum {
 } fw_bootstrap_result_t;
 /* Rebuilds every association's usage_raw (usage[n]) and, when tres_ids is
  * given, per-TRES usage (tres_usage[n * tres_cnt], row per association)
- * from the jobs; assocs as for fw_fairshare. force: replace usage that is
- * there. In planned-use mode the ledger is rebuilt from the same jobs
- * (kept when it has entries and not forced). Logs what it rebuilt. */
+ * from the jobs; assocs as for fw_fairshare (a row whose key was met
+ * earlier gets its first row's values, so every row may be written).
+ * force (or usage_bootstrap=force): replace usage that is there. In
+ * planned-use mode the ledger is rebuilt from the same jobs (kept when it
+ * has entries and not forced). Logs what it rebuilt, the records it could
+ * not read, and why it rebuilt nothing. Jobs that never started or have no
+ * association are skipped. */
 fw_bootstrap_result_t fw_bootstrap_usage(const fw_config_t *config,
                                          const fw_assoc_input_t *assocs, size_t n,
                                          const fw_db_job_t *jobs, size_t job_count,
@@ -465,11 +475,14 @@ void fw_pass_store_done(fw_pass_t *pass, uint32_t position, bool stored_from_pas
 /* Whether the job changed since it was gathered. */
 bool fw_job_key_changed(const fw_job_key_t *gathered, const fw_job_key_t *now);
 /* True when every changed job is stored: the table is then published for
- * sprio. Statistics for the pass's log line through the out arguments. */
+ * sprio. The pass's statistics, for its log line: fw_pass_stats. */
 bool fw_pass_store_end_slice(fw_pass_t *pass);
 
 typedef struct {
-  size_t computed, stored, recomputed;
+  size_t computed;   /* jobs computed by the last gather */
+  size_t stored;     /* of them, changed: handed to the store */
+  size_t recomputed; /* fw_pass_store_done(.., false): gone, ineligible or
+                      * recomputed since the gather */
 } fw_pass_stats_t;
 void fw_pass_stats(const fw_pass_t *pass, fw_pass_stats_t *stats);
 

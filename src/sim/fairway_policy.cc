@@ -8,7 +8,6 @@
 #include "../fairshare.h"
 #include "../job_priority.h"
 #include "../planned_use.h"
-#include "../ranged_tree.h"
 
 namespace fairway::sim {
 
@@ -61,13 +60,9 @@ class FairwayPolicy : public Policy {
   }
 
   void Priorities(std::vector<double>* priority) override {
-    FairshareResults results;
-    if (mode_ == FairshareMode::kPlannedUse) {
-      results.mode = mode_;
-      results.assocs.assign(tree_.size(), AssocFairshare());
-      ComputePlannedUse(tree_, ledger_, params_, capacity_, &results);
-    } else {
-      // Subtree sums, as assoc_mgr keeps usage_raw.
+    // Planned use charges the ledger, the other modes usage_raw: subtree
+    // sums, as assoc_mgr keeps them.
+    if (mode_ != FairshareMode::kPlannedUse) {
       std::vector<long double> subtree(own_usage_);
       for (int32_t i = static_cast<int32_t>(tree_.size()) - 1; i >= 0; --i) {
         for (int32_t p = tree_.links(i).parent; p >= 0; p = tree_.links(p).parent) {
@@ -75,14 +70,8 @@ class FairwayPolicy : public Policy {
         }
       }
       for (int32_t i = 0; i < static_cast<int32_t>(tree_.size()); ++i) tree_.set_usage_raw(i, subtree[i]);
-      if (mode_ == FairshareMode::kRanged) {
-        results.mode = mode_;
-        results.assocs.assign(tree_.size(), AssocFairshare());
-        ComputeRangedTree(tree_, params_, &results);
-      } else {
-        results = ComputeFairshare(tree_, params_);
-      }
     }
+    const FairshareResults results = ComputeFairshare(tree_, params_, &ledger_, capacity_);
     priority->resize(user_assoc_.size());
     for (size_t u = 0; u < user_assoc_.size(); ++u) {
       double f = results.assocs[user_assoc_[u]].job_factor;

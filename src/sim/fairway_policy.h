@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The simulator's Fairway policies: fair_tree, classic, ranged and
-// planned_use, computed by the core library itself (ComputeFairshare,
-// ComputeRangedTree, ComputePlannedUse with a PlannedUseLedger) on an
-// association tree built from the scenario. Usage is charged at job start
+// planned_use, computed by the core library itself (ComputeFairshare, the
+// one entry point, given the policy's PlannedUseLedger) on an association
+// tree built from the scenario. Usage is charged at job start
 // (requested nodes x billing_per_node x duration, billing-seconds); for
 // fair_tree/classic/ranged it decays as Slurm decays it (DecayOver with the
 // scenario's half-life), for planned_use it goes into the ledger

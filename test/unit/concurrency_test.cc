@@ -137,8 +137,8 @@ Shared MakeShared() {
     s.ledger.ChargePath(planned, i, planned.node(i).usage_raw * 1000 + i);
   }
   s.ledger.Roll(86400, 86400, 0.5);
-  ComputePlannedUse(planned, s.ledger, ModeParams(FairshareMode::kPlannedUse), 600,
-                    &s.expected_planned);
+  s.expected_planned =
+      ComputeFairshare(planned, ModeParams(FairshareMode::kPlannedUse), &s.ledger, 600);
 
   s.job_params.weight_age = 1000;
   s.job_params.weight_fairshare = 100000;
@@ -184,9 +184,8 @@ TEST(Concurrency, PureFunctionsGiveSingleThreadedResultsOnSharedConstData) {
         if (!SameResults(r, shared.expected[mi])) ++mismatches;
         ++computations;
       }
-      FairshareResults planned;
-      ComputePlannedUse(shared.trees.back(), shared.ledger, ModeParams(FairshareMode::kPlannedUse),
-                        600, &planned);
+      const FairshareResults planned = ComputeFairshare(
+          shared.trees.back(), ModeParams(FairshareMode::kPlannedUse), &shared.ledger, 600);
       if (!SameResults(planned, shared.expected_planned)) ++mismatches;
       for (size_t j = 0; j < shared.jobs.size(); ++j) {
         JobPriority p = ComputeJobPriority(shared.jobs[j], shared.job_params,

@@ -52,9 +52,7 @@ AssocTree PlanTree() {
 
 FairshareResults Compute(const AssocTree& tree, const PlannedUseLedger& ledger,
                          const Params& params = PlannedParams()) {
-  FairshareResults r;
-  ComputePlannedUse(tree, ledger, params, kCapacity, &r);
-  return r;
+  return ComputeFairshare(tree, params, &ledger, kCapacity);
 }
 
 double U(const FairshareResults& r, int32_t i) { return static_cast<double>(r.assocs[i].usage_efctv); }

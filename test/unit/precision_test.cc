@@ -84,8 +84,7 @@ std::vector<FairshareResults> ComputeAll(const AssocTree& tree, FairshareMode mo
     }
     ledger.Roll(p.planned_use_interval_s, p.planned_use_interval_s,
                 PlannedUsePerIntervalDecay(p.planned_use_interval_s, p.decay_half_life_s));
-    FairshareResults r;
-    ComputePlannedUse(tree, ledger, p, p.planned_use_capacity, &r);
+    const FairshareResults r = ComputeFairshare(tree, p, &ledger, 0);
     out.push_back(r);
   }
   return out;
@@ -384,8 +383,7 @@ TEST(Precision, HugeUsageInTheLedgerGivesFactorsInRange) {
       ledger.Roll(k * kDay, kDay, 0.5);
       ledger.ChargePath(tree, 2, amount);
     }
-    FairshareResults r;
-    ComputePlannedUse(tree, ledger, p, p.planned_use_capacity, &r);
+    const FairshareResults r = ComputeFairshare(tree, p, &ledger, 0);
     ExpectSane(tree, r, "ledger amount " + std::to_string(static_cast<double>(amount)));
     EXPECT_EQ(r.assocs[3].fs_factor, 1.0);  // u2 has charged nothing
     EXPECT_LT(r.assocs[2].job_factor, 1.0);  // u1 far above plan
@@ -558,8 +556,7 @@ TEST(Precision, TinyUsageInTheLedger) {
   ledger.ChargePath(tree, 2, std::numeric_limits<long double>::denorm_min());
   ledger.Roll(kDay, kDay, 0.5);  // D * denormal underflows towards 0
   ledger.Roll(2 * kDay, kDay, 0.5);
-  FairshareResults r;
-  ComputePlannedUse(tree, ledger, p, p.planned_use_capacity, &r);
+  const FairshareResults r = ComputeFairshare(tree, p, &ledger, 0);
   ExpectSane(tree, r, "denormal ledger");
   EXPECT_EQ(r.assocs[2].job_factor, 1.0);  // a denormal is far below plan
   for (const auto& [id, e] : ledger.entries) {

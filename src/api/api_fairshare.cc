@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// fw_fairshare, fw_one_assoc_usage, fw_calc_fs_factor: the association
+// snapshot made a tree, the one fairshare entry point, and the results as
+// the plugin writes them into assoc_mgr's records.
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "api/api_internal.h"
+#include "classic.h"
+
+namespace fairway::api {
+
+bool TreeFromInputs(const fw_config& config, const fw_assoc_input_t* in, size_t n,
+                    bool slurm_fair_tree_shares, const char* what, AssocTree* tree,
+                    std::vector<int32_t>* node_of) {
+  node_of->assign(n, -1);
+  if (!in || n == 0) {
+    if (what) Log(&config, FW_LOG_ERROR, "%s: no association records", what);
+    return false;
+  }
+  // A record met again (a cycle, or one listed under two parents, or a
+  // tree record met again in the whole list) is taken once, where first
+  // met. Sorting (key, position) pairs rather than hashing: this runs every
+  // pass over thousands of records.
+  std::vector<std::pair<const void*, size_t>> keys(n);
+  for (size_t k = 0; k < n; ++k) keys[k] = {in[k].key, k};
+  std::sort(keys.begin(), keys.end());
+  std::vector<bool> duplicate(n, false);
+  for (size_t k = 1; k < n; ++k) {
+    if (keys[k].first == keys[k - 1].first) duplicate[keys[k].second] = true;
+  }
+  const bool fair_tree_shares = SharesNormalizedLikeFairTree(config.params.Mode());
+  std::vector<AssocNode> nodes;
+  nodes.reserve(n);
+  std::vector<size_t> input_of;
+  input_of.reserve(n);
+  for (size_t k = 0; k < n; ++k) {
+    if (duplicate[k]) continue;
+    const fw_assoc_input_t& a = in[k];
+    AssocNode node;
+    node.id = a.id;
+    node.parent_id = a.parent_id;
+    // Not under the root: an orphan (counted as a user, never ranked).
+    if (k != 0 && (node.parent_id == 0 || a.listed_only)) node.parent_id = kNoVal;
+    if (k == 0) node.parent_id = 0;
+    node.acct = a.acct ? a.acct : "";
+    node.user = a.user ? a.user : "";
+    node.partition = a.partition ? a.partition : "";
+    node.shares_raw = a.shares_raw;
+    node.usage_raw = a.usage_raw;
+    node.priority = a.priority;
+    (*node_of)[k] = static_cast<int32_t>(nodes.size());
+    input_of.push_back(k);
+    nodes.push_back(std::move(node));
+  }
+  std::string error;
+  if (!tree->Build(std::move(nodes), fair_tree_shares, &error)) {
+    if (what) {
+      Log(&config, FW_LOG_ERROR, "%s: the association records make no tree (%s); skipped", what,
+          error.c_str());
+    }
+    node_of->assign(n, -1);
+    return false;
+  }
+  // Use assoc_mgr's own normalisation when it normalised for the same family
+  // of modes (it follows PriorityFlags); a PriorityParameters mode of the
+  // other family keeps the core's.
+  if (slurm_fair_tree_shares == fair_tree_shares) {
+    for (size_t j = 0; j < input_of.size(); ++j) {
+      const fw_assoc_input_t& a = in[input_of[j]];
+      tree->OverrideNormalization(static_cast<int32_t>(j), a.level_shares, a.shares_norm,
+                                  a.priority_norm);
+    }
+  }
+  return true;
+}
+
+}  // namespace fairway::api
+
+using namespace fairway;
+using fairway::api::ReportException;
+
+extern "C" {
+
+bool fw_fairshare(const fw_config_t* config, const fw_assoc_input_t* in, size_t n,
+                  bool slurm_fair_tree_shares, const fw_ledger_t* ledger,
+                  uint32_t capacity_cpus, fw_assoc_result_t* out) {
+  if (!config || !out) return false;
+  try {
+    // Without slurmdbd there is no fairshare: nothing is written.
+    if (!config->calc_fairshare) {
+      for (size_t k = 0; k < n; ++k) out[k] = fw_assoc_result_t{};
+      return true;
+    }
+    AssocTree tree;
+    std::vector<int32_t> node_of;
+    if (!api::TreeFromInputs(*config, in, n, slurm_fair_tree_shares, "fairshare", &tree,
+                             &node_of)) {
+      return false;
+    }
+    // Without TRESBillingWeights a CPU bills 1: the cluster's CPUs are the
+    // planned-use capacity unless PriorityParameters sets one.
+    const double cpus = capacity_cpus != FW_NO_VAL ? static_cast<double>(capacity_cpus) : 0.0;
+    const FairshareResults results =
+        ComputeFairshare(tree, config->params, ledger ? &ledger->ledger : nullptr, cpus);
+    // Fair Tree and Fairway's own modes publish LevelFS and users' FairShare
+    // through level_fs and fs_factor; the classic modes leave them alone.
+    const bool fair_tree = SharesNormalizedLikeFairTree(results.mode);
+    for (size_t k = 0; k < n; ++k) {
+      fw_assoc_result_t& r = out[k];
+      r = fw_assoc_result_t{};
+      const int32_t i = node_of[k];
+      if (i < 0) continue;  // met earlier: written through its first entry
+      const AssocFairshare& fs = results.assocs[i];
+      if (i == tree.root()) {
+        if (fair_tree) {
+          r.write_level_fs = true;
+          r.level_fs = static_cast<long double>(FW_NO_VAL);
+        }
+        continue;
+      }
+      if (tree.links(i).fs_parent < 0) continue;  // orphans are never computed
+      r.write_usage = true;
+      r.usage_norm = fs.usage_norm;
+      r.usage_efctv = fs.usage_efctv;
+      if (fair_tree) {
+        r.write_level_fs = true;
+        r.level_fs = fs.level_fs;
+        // Planned use: the factor a job gets is the minimum along the path
+        // (an account beyond its plan holds back its users); elsewhere the
+        // two are equal.
+        if (tree.node(i).is_user()) {
+          r.write_fs_factor = true;
+          r.fs_factor = fs.job_factor;
+        }
+      }
+    }
+    return true;
+  } catch (...) {
+    ReportException(config, "fw_fairshare");
+  }
+  return false;
+}
+
+void fw_one_assoc_usage(const fw_config_t* config, const fw_one_assoc_input_t* in,
+                        fw_one_assoc_usage_t* out) {
+  if (!config || !in || !out) return;
+  *out = fw_one_assoc_usage_t{};
+  try {
+    OneAssocUsageInputs one;
+    one.usage_raw = in->usage_raw;
+    one.root_usage_raw = in->root_usage_raw;
+    if (!in->has_fs_parent) {
+      out->usage_norm = ComputeOneAssocUsage(one, false).usage_norm;
+      return;
+    }
+    one.parent_is_root = in->parent_is_root;
+    one.uses_parent = in->uses_parent;
+    one.parent_efctv = in->parent_efctv;
+    one.shares_raw = in->shares_raw;
+    one.level_shares = in->level_shares;
+    one.shares_norm = in->shares_norm;
+    one.parent_shares_norm = in->parent_shares_norm;
+    const bool depth_oblivious = config->params.Mode() == FairshareMode::kDepthOblivious;
+    if (depth_oblivious && in->sibling_usage_norm) {
+      one.sibling_usage_norm = in->sibling_usage_norm;
+      one.sibling_count = in->sibling_count;
+      if (in->self_index < in->sibling_count) one.self_index = in->self_index;
+    }
+    const OneAssocUsage values = ComputeOneAssocUsage(one, depth_oblivious);
+    out->usage_norm = values.usage_norm;
+    out->usage_efctv = values.usage_efctv;
+    out->has_efctv = true;
+  } catch (...) {
+    ReportException(config, "fw_one_assoc_usage");
+  }
+}
+
+double fw_calc_fs_factor(long double usage_efctv, long double shares_norm, uint16_t damp) {
+  return CalcFsFactor(usage_efctv, shares_norm, damp);
+}
+
+}  // extern "C"

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// What the files implementing fairway_api.h share: the objects behind the
+// opaque handles, the logger, exception reporting, and the conversions of
+// the C snapshots into the core's inputs that more than one file needs.
+// C++ only; never included by the boundary.
+#ifndef FAIRWAY_API_API_INTERNAL_H_
+#define FAIRWAY_API_API_INTERNAL_H_
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+#include "api/fairway_api.h"
+#include "assoc_tree.h"
+#include "fairshare.h"
+#include "job_priority.h"
+#include "params.h"
+#include "planned_use.h"
+
+// The configuration behind fw_config_t: Params plus what the plugin derives
+// from slurm.conf once, immutable after fw_config_create (only refs moves).
+struct fw_config {
+  std::atomic<int> refs{1};
+  fairway::Params params;
+  // The indexes of the TRES with a non-zero PriorityWeightTRES weight,
+  // ascending: usually two or three of Slurm's TRES, and the only ones a
+  // priority reads. Held here only; settings and pass tables point at it.
+  std::vector<uint32_t> weighted_tres;
+  uint32_t tres_cnt = 0;  // slurmctld's TRES count (fw_config_input_t)
+  bool calc_fairshare = true;  // false without slurmdbd
+  double decay_per_second = 1.0;
+  bool prio_debug = false;
+  fw_log_fn log = nullptr;
+  fw_settings_t settings{};
+};
+
+// The planned-use ledger, and when the copy it was parsed from was written:
+// charges of slices before that are in it already.
+struct fw_ledger {
+  fairway::PlannedUseLedger ledger;
+  int64_t charged_until = 0;
+};
+
+namespace fairway::api {
+
+// One line through the configuration's logger (none: dropped). FW_LOG_PRIO
+// lines only with DebugFlags=Priority.
+void Log(const fw_config* config, fw_log_level_t level, const char* format, ...)
+    __attribute__((format(printf, 3, 4)));
+// The same through a bare logger (fw_config_create, before the
+// configuration exists).
+void LogTo(fw_log_fn log, fw_log_level_t level, const char* format, ...)
+    __attribute__((format(printf, 3, 4)));
+
+// Inside a catch block: logs "<function>: <what the exception says>" at
+// error level through the configuration's logger (if any).
+void ReportException(const fw_config* config, const char* function);
+
+// The TRES a priority can read: weighted and counted by slurmctld.
+inline size_t CountedTres(const fw_config& config) {
+  return std::min<size_t>(config.params.weight_tres.size(), config.tres_cnt);
+}
+
+// The association snapshot as a tree (fw_fairshare's rules): entries whose
+// key was met earlier are dropped (node_of[k] = -1), an entry reached only
+// through the whole list is an orphan, and assoc_mgr's normalisation is
+// used when it normalised for the same family of modes as the one in
+// force. node_of[k]: the tree node of input k. False (logged, with what)
+// when the records make no tree.
+bool TreeFromInputs(const fw_config& config, const fw_assoc_input_t* in, size_t n,
+                    bool slurm_fair_tree_shares, const char* what, AssocTree* tree,
+                    std::vector<int32_t>* node_of);
+
+// The fairshare factor a job gets (fw_job_input_t's contract); 0 without an
+// association, without a fairshare weight, or without fairshare at all.
+double FairshareFactorOf(const fw_config& config, const fw_job_input_t& job);
+
+// Fills *in from a job snapshot (GatherJobInputs), reusing its storage.
+// filled_from: which partition key in->partition holds (a pass gathers many
+// jobs into one JobInputs; consecutive jobs mostly share a partition), or
+// nullptr for no cache.
+void JobInputsFrom(const fw_config& config, const fw_job_input_t& job, JobInputs* in,
+                   const void** filled_from);
+
+// What is stored for a job: result's weighted factors and partition
+// priorities, with pointers into result.
+void FactorsOf(const JobPriority& result, fw_factors_t* out);
+
+}  // namespace fairway::api
+
+#endif  // FAIRWAY_API_API_INTERNAL_H_

@@ -1,0 +1,572 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The decay pass's job tables (fw_pass_*): the job records found by id
+// (job_roster.h), every eligible job computed under the read locks into the
+// table being built, the jobs whose priority changed stored a slice at a
+// time under the job write lock, and the table sprio reads. The boundary
+// walks Slurm's structures and takes the locks; everything kept from pass to
+// pass is here.
+#include <algorithm>
+#include <deque>
+#include <vector>
+
+#include "api/api_internal.h"
+#include "flat_priority.h"
+#include "job_index.h"
+#include "job_roster.h"
+#include "page_allocator.h"
+#include "priority_terms.h"
+
+namespace fairway::api {
+namespace {
+
+// One job's computed result, kept compact: one per pending job (tens of
+// thousands) in the table sprio reads, and in the one a pass fills while it
+// runs, so the TRES values and the partition priorities of multi-partition
+// jobs live in a parallel array and a shared arena rather than in the
+// record (64 bytes); the job id is kept only in the index, and with the
+// gathered key for the jobs the store will touch.
+struct PassRecord {
+  double age = 0, assoc = 0, fairshare = 0, job_size = 0, partition = 0, qos = 0;
+  uint32_t priority = 0;
+  uint32_t site = 0, nice = 0;
+  bool published = true;        // still the job's factors for sprio
+  bool awaiting_store = false;  // changed; the store has not reached it yet
+  bool clamped = false;
+  bool multi_partition = false;  // has a PartitionSlice
+};
+
+// Where a multi-partition job's priorities are in partition_priorities.
+struct PartitionSlice {
+  uint32_t position = 0;  // of the record
+  uint32_t offset = 0;
+  uint32_t count = 0;
+};
+
+// The results of one pass. The pass fills one table while sprio reads the
+// previous one; the store swaps them under the job write lock, and the
+// table sprio no longer reads is refilled by the next pass. It is kept
+// (about 100 bytes per job) rather than freed: mapping and populating the
+// pages anew every pass, and unmapping them, took over a quarter of the
+// pass's CPU on the benchmark machine (perf: mmap, page faults, munmap).
+// Its arrays are PageVectors: one that outgrows a shrunken queue is
+// given back to the system (ReserveReusing), not kept in malloc's arena.
+struct PassTable {
+  PageVector<PassRecord> records;
+  // The weighted TRES factors of the TRES that have a weight (most of
+  // Slurm's TRES have none and their factors are 0): tres_columns.size()
+  // per record, in order; tres_columns are their indexes among tres_cnt.
+  PageVector<double> tres;
+  std::vector<uint32_t> tres_columns;
+  uint32_t tres_cnt = 0;
+  std::vector<PartitionSlice> partition_slices;  // by position, ascending
+  std::vector<uint32_t> partition_priorities;
+  // Job id -> records position. Job ids identify jobs: slurmctld does not
+  // reuse one while its record exists.
+  JobIndex index;
+};
+
+// A job whose new priority differs from job->priority or priority_array:
+// the store writes it, after the boundary checked that the job did not
+// change meanwhile (fw_job_key_changed against key).
+struct ChangedJob {
+  uint32_t position = 0;  // in building.records
+  uint32_t job_id = 0;
+  fw_job_key_t key{};
+  // Where the job's record, details and factors were during the gather:
+  // addresses for the store to prefetch, never read through (the job may
+  // be gone by then; the store finds it by id).
+  const void* record_hint = nullptr;
+  const void* details_hint = nullptr;
+  const void* factors_hint = nullptr;
+};
+
+// The flat records of the partitions a pass has met, by partition: a pass
+// fills one per partition, not one per job. Valid for one gather (the
+// partition read lock held); cleared at its start.
+class FlatPartitions {
+ public:
+  void Clear() {
+    entries_.clear();
+    last_ = nullptr;
+  }
+  // The record of part (filled on first use). The pointer stays valid
+  // until Clear.
+  const FlatPartition* Of(const fw_partition_input_t& part, const fw_config& config) {
+    if (last_ && last_->key == part.key) return &last_->record;
+    for (const Entry& entry : entries_) {
+      if (entry.key == part.key) {
+        last_ = &entry;
+        return &entry.record;
+      }
+    }
+    Entry& entry = entries_.emplace_back(Entry{part.key, FlatPartition{}});
+    FlatPartition& record = entry.record;
+    record.priority_job_factor = part.priority_job_factor;
+    record.norm_priority = part.norm_priority;
+    record.max_time_min = part.max_time_min;
+    // As AssignTres: only the TRES both weighted and counted by slurmctld.
+    const size_t counted = CountedTres(config);
+    if (part.tres_cnt) {
+      for (size_t k = 0; k < config.weighted_tres.size() && k < kFlatTresMax; ++k) {
+        const uint32_t column = config.weighted_tres[k];
+        if (column < counted) record.tres_total[k] = part.tres_cnt[column];
+      }
+    }
+    last_ = &entry;
+    return &record;
+  }
+
+ private:
+  struct Entry {
+    const void* key;
+    FlatPartition record;
+  };
+  std::deque<Entry> entries_;    // a deque: records keep their address
+  const Entry* last_ = nullptr;  // consecutive jobs mostly share a partition
+};
+
+// The store takes the job write lock once per this many changed jobs (0.1 to
+// 0.5 ms on the benchmark machine), not once for all: a query or
+// submission then waits for one slice rather than for every job whose
+// priority changed (after a restart, a third of the queue).
+constexpr size_t kStoredJobsPerHold = 1000;
+// The store finds each job by id (a hash lookup) before it reads the job:
+// the boundary prefetches the job this many items ahead.
+constexpr size_t kPrefetchStoresAhead = 8;
+
+}  // namespace
+}  // namespace fairway::api
+
+// What a pass keeps between passes: the table sprio reads, the one the
+// next pass fills, and the scratch arrays, all reused pass after pass.
+struct fw_pass {
+  fairway::api::PassTable building;   // the decay thread's own; stale between passes
+  fairway::api::PassTable published;  // read under the job read lock, changed under the write lock
+  fairway::PageVector<fairway::api::ChangedJob> changed;  // building's jobs the store will write
+  // job_list's records in order with their ids, kept for the next pass
+  // to find them by id rather than walk the list.
+  fairway::JobRoster<void> roster;
+  fairway::PageVector<uint32_t> job_ids;  // building.records[i]'s job id, for the index
+  const void* partition_filled_from = nullptr;  // which partition `inputs` holds
+  // Jobs priority_p_set stored while a pass was computing: their new
+  // factors replace the pass's.
+  std::vector<uint32_t> set_during_pass;
+  bool pass_in_progress = false;
+  // Set under the job write lock once the store has begun: from then until
+  // the tables are swapped, sprio reads `building` for the jobs already
+  // stored (and those whose priority did not change), `published` for the
+  // others, so that factors and job->priority always agree.
+  bool storing = false;
+  bool slice_open = false;
+  size_t next_to_store = 0;  // in changed
+  size_t slice_end = 0;      // in changed: the open slice's end
+  // The pass under way.
+  fw_config_t* config = nullptr;  // a reference, dropped at the next begin
+  fairway::ClusterInputs cluster;
+  int64_t now = 0;
+  bool flat_path = false;
+  fairway::FlatWeights flat_weights;  // this pass's (points into config)
+  fw_pass_stats_t stats{};
+  fairway::JobInputs inputs;                     // scratch for one job (general path)
+  fairway::JobPriority result;                   // scratch for one job (general path)
+  fairway::api::FlatPartitions flat_partitions;  // this pass's partitions (flat path)
+  fairway::FlatJob flat_job;                     // scratch for one job (flat path)
+  fairway::FlatResult flat_result;               // scratch for one job (flat path)
+};
+
+namespace fairway::api {
+namespace {
+
+// A computed job's record, from either path.
+template <typename Factors>
+PassRecord RecordOf(const Factors& weighted, uint32_t priority, bool clamped) {
+  PassRecord r;
+  terms::CopyScalarFactors(weighted, &r);
+  r.site = weighted.site;
+  r.nice = weighted.nice;
+  r.priority = priority;
+  r.clamped = clamped;
+  return r;
+}
+
+// Whether storing priority would change job->priority (INCR_ONLY applied).
+bool JobPriorityChanged(const fw_job_input_t& job, uint32_t priority, const Params& params) {
+  return PriorityAfterIncrOnly(priority, job.key.priority, params) != job.key.priority;
+}
+
+// Whether storing the result would change what the scheduler reads: the
+// job's priority or a partition's entry in priority_array. (The factors
+// sprio shows are served from the pass's table, see fw_pass_factors.)
+bool PriorityChanged(const fw_job_input_t& job, const JobPriority& result, const Params& params) {
+  if (JobPriorityChanged(job, result.priority, params)) return true;
+  if (job.partitions && !result.partition_priorities.empty()) {
+    if (!job.priority_array) return true;
+    for (size_t i = 0; i < result.partition_priorities.size(); ++i) {
+      if (job.priority_array[i] != result.partition_priorities[i]) return true;
+    }
+  }
+  return false;
+}
+
+// The flat record of a single-partition job (GatherFlatJob).
+void FlatJobFrom(const fw_config& config, const fw_job_input_t& job, FlatPartitions* partitions,
+                 FlatJob* in) {
+  in->accrue_time = job.key.accrue_time;
+  in->has_assoc = job.has_assoc;
+  in->fairshare_factor = FairshareFactorOf(config, job);
+  in->assoc_priority = job.has_assoc ? job.assoc_priority : 0;
+  in->assoc_priority_norm = job.has_assoc ? job.assoc_priority_norm : 0;
+  in->has_qos = job.has_qos;
+  in->qos_priority = job.has_qos ? job.qos_priority : 0;
+  in->qos_norm_priority = job.has_qos ? job.qos_norm_priority : 0;
+  in->total_cpus = job.key.total_cpus;
+  in->max_cpus = job.max_cpus;
+  in->min_cpus = job.min_cpus;
+  in->min_nodes = job.key.min_nodes;
+  in->time_limit_min = job.key.time_limit;
+  in->site_factor = job.key.site_factor;
+  in->nice = job.key.nice;
+  in->partition = job.partition ? partitions->Of(*job.partition, config) : nullptr;
+  // The counts JobTresCount reads from AssignTres's copies, read in place:
+  // only the first CountedTres columns are slurmctld's.
+  const size_t counted = CountedTres(config);
+  for (size_t k = 0; k < config.weighted_tres.size() && k < kFlatTresMax; ++k) {
+    in->tres_count[k] = AllocatedElseRequested(job.tres_alloc, counted, job.tres_req, counted,
+                                                config.weighted_tres[k]);
+  }
+}
+
+// Appends the job's record to the table being built. Only a job the store
+// will touch (its priority changed) is noted with the key that lets the
+// boundary check it is unchanged.
+void AppendRecord(const fw_job_input_t& job, PassRecord r, bool priority_changed,
+                  const void* record, const void* details, const void* factors, fw_pass* b) {
+  if (priority_changed) {
+    b->changed.push_back(ChangedJob{static_cast<uint32_t>(b->building.records.size()), job.job_id,
+                                    job.key, record, details, factors});
+    r.awaiting_store = true;
+  }
+  b->job_ids.push_back(job.job_id);
+  b->building.records.push_back(r);
+}
+
+void StoredOf(const PassRecord& r, const PassTable& t, fw_factors_t* s) {
+  *s = fw_factors_t{};
+  terms::CopyScalarFactors(r, s);
+  s->site = r.site;
+  s->nice = r.nice;
+  const size_t position = static_cast<size_t>(&r - t.records.data());
+  const size_t stride = t.tres_columns.size();
+  s->tres_cnt = t.tres_cnt;
+  s->tres = stride ? &t.tres[position * stride] : nullptr;
+  s->tres_columns = t.tres_columns.data();
+  s->tres_values = static_cast<uint32_t>(stride);
+  if (r.multi_partition) {
+    const auto slice = std::lower_bound(
+        t.partition_slices.begin(), t.partition_slices.end(), position,
+        [](const PartitionSlice& a, size_t p) { return a.position < p; });
+    if (slice != t.partition_slices.end() && slice->position == position) {
+      s->partition_priorities = &t.partition_priorities[slice->offset];
+      s->partition_count = slice->count;
+    }
+  }
+  s->priority = r.priority;
+  s->clamped = r.clamped;
+}
+
+void Add(fw_pass* b, const fw_job_input_t& job, const void* record, const void* details,
+         const void* factors) {
+  const fw_config& config = *b->config;
+  const Params& params = config.params;
+  PassTable& t = b->building;
+  const size_t tres_stride = t.tres_columns.size();
+  // Single-partition jobs (nearly all) take the flat path: their inputs in
+  // one fixed-size record, no vectors to fill, only the weighted TRES.
+  // It gives the general path's results bit for bit (flat_priority.h).
+  if (b->flat_path && !job.partitions) {
+    FlatJobFrom(config, job, &b->flat_partitions, &b->flat_job);
+    ComputeFlatPriority(b->flat_job, b->flat_weights, b->cluster, b->now, &b->flat_result);
+    const FlatResult& f = b->flat_result;
+    for (size_t k = 0; k < tres_stride; ++k) {
+      t.tres.push_back(k < b->flat_weights.tres_columns ? f.tres[k] : 0.0);
+    }
+    AppendRecord(job, RecordOf(f, f.priority, f.clamped),
+                 JobPriorityChanged(job, f.priority, params), record, details, factors, b);
+    return;
+  }
+  JobInputsFrom(config, job, &b->inputs, &b->partition_filled_from);
+  ComputeJobPriorityInto(b->inputs, params, b->cluster, b->now, &b->result);
+  const std::vector<double>& weighted_tres = b->result.weighted.tres;
+  for (uint32_t column : t.tres_columns) {
+    t.tres.push_back(column < weighted_tres.size() ? weighted_tres[column] : 0.0);
+  }
+  PassRecord r = RecordOf(b->result.weighted, b->result.priority, b->result.clamped);
+  if (!b->result.partition_priorities.empty()) {
+    r.multi_partition = true;
+    t.partition_slices.push_back(
+        PartitionSlice{static_cast<uint32_t>(t.records.size()),
+                       static_cast<uint32_t>(t.partition_priorities.size()),
+                       static_cast<uint32_t>(b->result.partition_priorities.size())});
+    t.partition_priorities.insert(t.partition_priorities.end(),
+                                  b->result.partition_priorities.begin(),
+                                  b->result.partition_priorities.end());
+  }
+  AppendRecord(job, r, PriorityChanged(job, b->result, params), record, details, factors, b);
+}
+
+}  // namespace
+}  // namespace fairway::api
+
+using namespace fairway;
+using fairway::api::ReportException;
+
+extern "C" {
+
+fw_pass_t* fw_pass_create(void) {
+  try {
+    return new fw_pass();
+  } catch (...) {
+    ReportException(nullptr, "fw_pass_create");
+  }
+  return nullptr;
+}
+
+void fw_pass_destroy(fw_pass_t* pass) {
+  if (!pass) return;
+  fw_config_unref(pass->config);
+  delete pass;
+}
+
+bool fw_pass_refind(fw_pass_t* pass, size_t expected, uint32_t id_limit, fw_find_job_fn find,
+                    fw_prefetch_fn prefetch, fw_in_id_order_fn in_id_order) {
+  if (!pass || !find) return false;
+  try {
+    return pass->roster.Refind(
+        expected, id_limit, [find](uint32_t id) { return find(id); },
+        [prefetch](const void* hint) {
+          if (prefetch) prefetch(hint);
+        },
+        [in_id_order](const void* record) { return !in_id_order || in_id_order(record); });
+  } catch (...) {
+    pass->roster.Invalidate();
+    ReportException(pass->config, "fw_pass_refind");
+  }
+  return false;
+}
+
+void fw_pass_assign_walked(fw_pass_t* pass, void* const* records, const uint32_t* ids,
+                           size_t count) {
+  if (!pass) return;
+  try {
+    pass->roster.AssignWalked([&](PageVector<void*>* out_records, PageVector<uint32_t>* out_ids) {
+      ReserveReusing(out_records, count);
+      ReserveReusing(out_ids, count);
+      if (count) {
+        out_records->insert(out_records->end(), records, records + count);
+        out_ids->insert(out_ids->end(), ids, ids + count);
+      }
+    });
+  } catch (...) {
+    pass->roster.Invalidate();
+    ReportException(pass->config, "fw_pass_assign_walked");
+  }
+}
+
+size_t fw_pass_jobs(const fw_pass_t* pass, void* const** records, const uint32_t** ids) {
+  if (!pass) {
+    if (records) *records = nullptr;
+    if (ids) *ids = nullptr;
+    return 0;
+  }
+  if (records) *records = pass->roster.records().data();
+  if (ids) *ids = pass->roster.ids().data();
+  return pass->roster.records().size();
+}
+
+void fw_pass_begin(fw_pass_t* pass, const fw_config_t* config, const fw_cluster_t* cluster,
+                   int64_t now) {
+  if (!pass || !config) return;
+  fw_pass& b = *pass;
+  try {
+    fw_config_t* previous = b.config;
+    b.config = fw_config_ref(const_cast<fw_config_t*>(config));
+    fw_config_unref(previous);
+    b.cluster = ClusterInputs{cluster ? cluster->cluster_cpus : 0,
+                              cluster ? cluster->node_count : 0};
+    b.now = now;
+    api::PassTable& t = b.building;
+    t.records.clear();
+    t.tres.clear();
+    b.changed.clear();
+    b.job_ids.clear();
+    b.partition_filled_from = nullptr;
+    t.partition_priorities.clear();
+    t.partition_slices.clear();
+    t.tres_cnt = static_cast<uint32_t>(config->params.weight_tres.size());
+    t.tres_columns = config->weighted_tres;
+    b.set_during_pass.clear();
+    b.pass_in_progress = true;
+    b.storing = false;
+    b.slice_open = false;
+    b.next_to_store = 0;
+    b.stats = fw_pass_stats_t{};
+    // Sized once for the whole queue: growing by doubling would map and
+    // copy every size on the way.
+    const size_t job_count = b.roster.records().size();
+    ReserveReusing(&t.records, job_count);
+    ReserveReusing(&b.job_ids, job_count);
+    ReserveReusing(&t.tres, job_count * t.tres_columns.size());
+    ReleaseIfOversized(&b.changed, job_count);  // grows as needed
+    b.flat_path = BuildFlatWeights(config->params, config->weighted_tres, &b.flat_weights);
+    b.flat_partitions.Clear();
+  } catch (...) {
+    ReportException(config, "fw_pass_begin");
+  }
+}
+
+void fw_pass_add(fw_pass_t* pass, const fw_job_input_t* job, const void* record,
+                 const void* details, const void* factors) {
+  if (!pass || !job || !pass->config || !pass->pass_in_progress || pass->storing) return;
+  try {
+    api::Add(pass, *job, record, details, factors);
+  } catch (...) {
+    ReportException(pass->config, "fw_pass_add");
+  }
+}
+
+void fw_pass_end_gather(fw_pass_t* pass) {
+  if (!pass) return;
+  try {
+    pass->building.index.Assign(pass->job_ids.data(), pass->job_ids.size());
+    pass->stats.computed = pass->building.records.size();
+    pass->stats.stored = pass->changed.size();
+  } catch (...) {
+    // Without an index no job is found in the table: sprio falls back to
+    // the jobs' own factors.
+    pass->building.index.Assign(nullptr, 0);
+    ReportException(pass->config, "fw_pass_end_gather");
+  }
+}
+
+bool fw_pass_store_next(fw_pass_t* pass, fw_store_item_t* item) {
+  if (!pass || !item || !pass->pass_in_progress) return false;
+  fw_pass& b = *pass;
+  api::PassTable& t = b.building;
+  if (!b.storing) {
+    b.storing = true;
+    for (uint32_t job_id : b.set_during_pass) {
+      const uint32_t position = t.index.Find(job_id);
+      if (position != JobIndex::kNotFound) t.records[position].published = false;
+    }
+    b.set_during_pass.clear();
+  }
+  if (!b.slice_open) {
+    b.slice_open = true;
+    b.slice_end = std::min(b.next_to_store + api::kStoredJobsPerHold, b.changed.size());
+  }
+  if (b.next_to_store >= b.slice_end) return false;
+  const api::ChangedJob& changed = b.changed[b.next_to_store];
+  api::PassRecord& r = t.records[changed.position];
+  r.awaiting_store = false;
+  *item = fw_store_item_t{};
+  item->job_id = changed.job_id;
+  item->position = changed.position;
+  item->key = changed.key;
+  api::StoredOf(r, t, &item->factors);
+  const size_t ahead = b.next_to_store + api::kPrefetchStoresAhead;
+  if (ahead < b.slice_end) {
+    const api::ChangedJob& later = b.changed[ahead];
+    item->ahead_record = later.record_hint;
+    item->ahead_details = later.details_hint;
+    item->ahead_factors = later.factors_hint;
+  }
+  ++b.next_to_store;
+  return true;
+}
+
+void fw_pass_store_done(fw_pass_t* pass, uint32_t position, bool stored_from_pass) {
+  if (!pass || position >= pass->building.records.size()) return;
+  if (!stored_from_pass) {
+    // Gone, ineligible, or recomputed: the job's own factors are newer.
+    pass->building.records[position].published = false;
+    ++pass->stats.recomputed;
+  }
+}
+
+bool fw_job_key_changed(const fw_job_key_t* gathered, const fw_job_key_t* now) {
+  if (!gathered || !now) return true;
+  // Field by field: what must not have changed between computing and
+  // storing for a computed priority to still be right. Anything else a job
+  // update changes goes through priority_p_set, which recomputes under the
+  // caller's lock.
+  return gathered->job_state != now->job_state || gathered->priority != now->priority ||
+         gathered->direct_set_prio != now->direct_set_prio || gathered->nice != now->nice ||
+         gathered->site_factor != now->site_factor || gathered->time_limit != now->time_limit ||
+         gathered->total_cpus != now->total_cpus || gathered->min_nodes != now->min_nodes ||
+         gathered->accrue_time != now->accrue_time || gathered->part != now->part ||
+         gathered->part_list != now->part_list || gathered->qos != now->qos ||
+         gathered->assoc != now->assoc;
+}
+
+bool fw_pass_store_end_slice(fw_pass_t* pass) {
+  if (!pass) return true;
+  fw_pass& b = *pass;
+  b.slice_open = false;
+  if (!b.pass_in_progress) return true;
+  if (b.next_to_store < b.changed.size()) return false;
+  b.changed.clear();
+  b.next_to_store = 0;
+  b.storing = false;
+  b.pass_in_progress = false;
+  std::swap(b.building, b.published);
+  return true;
+}
+
+void fw_pass_stats(const fw_pass_t* pass, fw_pass_stats_t* stats) {
+  if (!stats) return;
+  *stats = pass ? pass->stats : fw_pass_stats_t{};
+}
+
+bool fw_pass_factors(const fw_pass_t* pass, uint32_t job_id, fw_factors_t* out) {
+  if (!pass || !out) return false;
+  const api::PassTable* table = &pass->published;
+  uint32_t position = JobIndex::kNotFound;
+  if (pass->storing) {
+    // Between two slices of the store the pass's own table is the job's
+    // (a job it does not hold is no longer in a pass), unless its new
+    // priority is still to be stored.
+    position = pass->building.index.Find(job_id);
+    if (position == JobIndex::kNotFound) return false;
+    if (pass->building.records[position].awaiting_store) {
+      position = pass->published.index.Find(job_id);
+    } else {
+      table = &pass->building;
+    }
+  } else {
+    position = pass->published.index.Find(job_id);
+  }
+  if (position == JobIndex::kNotFound) return false;
+  const api::PassRecord& r = table->records[position];
+  if (!r.published) return false;
+  api::StoredOf(r, *table, out);
+  return true;
+}
+
+void fw_pass_forget(fw_pass_t* pass, uint32_t job_id) {
+  if (!pass) return;
+  fw_pass& b = *pass;
+  try {
+    if (b.storing) {
+      const uint32_t position = b.building.index.Find(job_id);
+      if (position != JobIndex::kNotFound) b.building.records[position].published = false;
+    } else if (b.pass_in_progress) {
+      b.set_during_pass.push_back(job_id);
+    }
+  } catch (...) {
+    ReportException(b.config, "fw_pass_forget");
+  }
+  const uint32_t position = b.published.index.Find(job_id);
+  if (position != JobIndex::kNotFound) b.published.records[position].published = false;
+}
+
+}  // extern "C"

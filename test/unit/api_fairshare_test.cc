@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// fw_fairshare, fw_one_assoc_usage and fw_calc_fs_factor against the core
+// (ComputeFairshare, ComputeOneAssocUsage, CalcFsFactor) on a small tree, in
+// every mode: what the plugin writes into assoc_mgr's records.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "api/fairway_api.h"
+#include "api_test_support.h"
+#include "classic.h"
+#include "fairshare.h"
+#include "planned_use.h"
+
+namespace fairway::test {
+namespace {
+
+// root {A (3) {u1 (1), u2 (2)}, B (1) {u3 (1)}}: the tree's entries in
+// depth-first order, then the whole list (each record again, and one orphan
+// no children list reaches).
+struct Snapshot {
+  int records[8];
+  std::vector<fw_assoc_input_t> in;
+  std::vector<AssocNode> nodes;  // what the core is given, in tree order
+};
+
+void Add(Snapshot* s, int record, uint32_t id, uint32_t parent, const char* acct,
+         const char* user, uint32_t shares, long double usage, bool listed_only) {
+  fw_assoc_input_t a{};
+  a.key = &s->records[record];
+  a.id = id;
+  a.parent_id = parent;
+  a.listed_only = listed_only;
+  a.acct = acct;
+  a.user = user;
+  a.shares_raw = shares;
+  a.usage_raw = usage;
+  a.priority = id * 10;
+  // assoc_mgr's normalisation: deliberately unlike the core's, so that a
+  // test sees which one was used.
+  a.level_shares = 7;
+  a.shares_norm = 0.01 * id;
+  a.priority_norm = 0.5;
+  s->in.push_back(a);
+}
+
+Snapshot MakeSnapshot() {
+  Snapshot s;
+  Add(&s, 0, 1, 0, "root", nullptr, 1, 1000, false);
+  Add(&s, 1, 2, 1, "a", nullptr, 3, 700, false);
+  Add(&s, 2, 3, 2, "a", "u1", 1, 600, false);
+  Add(&s, 3, 4, 2, "a", "u2", 2, 100, false);
+  Add(&s, 4, 5, 1, "b", nullptr, 1, 300, false);
+  Add(&s, 5, 6, 5, "b", "u3", 1, 300, false);
+  // assoc_mgr's whole list: every record again, and an orphan.
+  for (int r = 0; r < 6; ++r) {
+    fw_assoc_input_t again = s.in[r];
+    again.listed_only = true;
+    s.in.push_back(again);
+  }
+  Add(&s, 6, 9, 2, "a", "lost", 1, 50, true);
+  for (size_t k = 0; k < s.in.size(); ++k) {
+    if (k >= 6 && k < 12) continue;
+    const fw_assoc_input_t& a = s.in[k];
+    AssocNode n;
+    n.id = a.id;
+    n.parent_id = a.listed_only ? kNoVal : a.parent_id;
+    n.acct = a.acct;
+    n.user = a.user ? a.user : "";
+    n.shares_raw = a.shares_raw;
+    n.usage_raw = a.usage_raw;
+    n.priority = a.priority;
+    s.nodes.push_back(n);
+  }
+  return s;
+}
+
+fw_config_input_t ModeInput(FairshareMode mode) {
+  fw_config_input_t in = DefaultInput();
+  switch (mode) {
+    case FairshareMode::kClassic: in.flags = 0; break;
+    case FairshareMode::kDepthOblivious: in.flags = 1u << 3; break;
+    case FairshareMode::kFairTree: break;
+    case FairshareMode::kRanged: in.priority_parameters = "fairshare=ranged"; break;
+    case FairshareMode::kPlannedUse: in.priority_parameters = "fairshare=planned_use"; break;
+  }
+  return in;
+}
+
+Params ParamsOf(const fw_config_input_t& in) {
+  Params p;
+  p.flags = in.flags;
+  p.weight_fairshare = in.weight_fairshare;
+  p.decay_half_life_s = in.decay_half_life_s;
+  if (in.priority_parameters) ParsePriorityParameters(in.priority_parameters, &p);
+  return p;
+}
+
+// The core's results, to compare with, in tree order.
+FairshareResults Expected(const Snapshot& s, const Params& p, bool override_normalization,
+                          const PlannedUseLedger* ledger, double cpus) {
+  AssocTree tree;
+  std::string error;
+  EXPECT_TRUE(tree.Build(s.nodes, SharesNormalizedLikeFairTree(p.Mode()), &error)) << error;
+  if (override_normalization) {
+    int32_t j = 0;
+    for (size_t k = 0; k < s.in.size(); ++k) {
+      if (k >= 6 && k < 12) continue;
+      tree.OverrideNormalization(j++, s.in[k].level_shares, s.in[k].shares_norm,
+                                 s.in[k].priority_norm);
+    }
+  }
+  return ComputeFairshare(tree, p, ledger, cpus);
+}
+
+constexpr FairshareMode kModes[] = {FairshareMode::kClassic, FairshareMode::kDepthOblivious,
+                                    FairshareMode::kFairTree, FairshareMode::kRanged,
+                                    FairshareMode::kPlannedUse};
+
+void CheckWritten(const Snapshot& s, const FairshareResults& expected, bool fair_tree,
+                  const std::vector<fw_assoc_result_t>& out, const std::string& what) {
+  // Input k -> tree node: 0..5 are nodes 0..5, 6..11 duplicates, 12 node 6.
+  for (size_t k = 0; k < s.in.size(); ++k) {
+    const fw_assoc_result_t& r = out[k];
+    SCOPED_TRACE(what + " input " + std::to_string(k));
+    if (k >= 6 && k < 12) {  // duplicates: nothing written through them
+      EXPECT_FALSE(r.write_usage || r.write_level_fs || r.write_fs_factor);
+      continue;
+    }
+    if (k == 12) {  // the orphan is never computed
+      EXPECT_FALSE(r.write_usage || r.write_level_fs || r.write_fs_factor);
+      continue;
+    }
+    const AssocFairshare& e = expected.assocs[k];
+    if (k == 0) {
+      EXPECT_FALSE(r.write_usage);
+      EXPECT_EQ(r.write_level_fs, fair_tree);
+      if (fair_tree) EXPECT_EQ(r.level_fs, static_cast<long double>(FW_NO_VAL));
+      EXPECT_FALSE(r.write_fs_factor);
+      continue;
+    }
+    EXPECT_TRUE(r.write_usage);
+    EXPECT_EQ(r.usage_norm, e.usage_norm);
+    EXPECT_EQ(r.usage_efctv, e.usage_efctv);
+    EXPECT_EQ(r.write_level_fs, fair_tree);
+    if (fair_tree) EXPECT_EQ(r.level_fs, e.level_fs);
+    const bool user = s.in[k].user != nullptr;
+    EXPECT_EQ(r.write_fs_factor, fair_tree && user);
+    if (fair_tree && user) EXPECT_EQ(r.fs_factor, e.job_factor);
+  }
+}
+
+TEST(ApiFairshare, EveryModeWritesWhatTheCoreComputes) {
+  const Snapshot s = MakeSnapshot();
+  for (FairshareMode mode : kModes) {
+    const fw_config_input_t in = ModeInput(mode);
+    ConfigHolder c(in);
+    const Params p = ParamsOf(in);
+    ASSERT_EQ(p.Mode(), mode);
+    const bool family = SharesNormalizedLikeFairTree(mode);
+    for (bool slurm_fair_tree : {false, true}) {
+      std::vector<fw_assoc_result_t> out(s.in.size());
+      ASSERT_TRUE(fw_fairshare(c.get(), s.in.data(), s.in.size(), slurm_fair_tree, nullptr, 64,
+                               out.data()));
+      const bool override_normalization = slurm_fair_tree == family;
+      const FairshareResults expected = Expected(s, p, override_normalization, nullptr, 64);
+      CheckWritten(s, expected, family, out,
+                   std::string(FairshareModeName(mode)) + (override_normalization ? " (assoc_mgr's shares)" : ""));
+    }
+  }
+}
+
+TEST(ApiFairshare, AssocMgrNormalisationChangesTheResult) {
+  // The override is visible: a test that could not tell the two apart
+  // would prove nothing above.
+  const Snapshot s = MakeSnapshot();
+  ConfigHolder c(ModeInput(FairshareMode::kClassic));
+  std::vector<fw_assoc_result_t> own(s.in.size()), slurms(s.in.size());
+  ASSERT_TRUE(fw_fairshare(c.get(), s.in.data(), s.in.size(), true, nullptr, 64, own.data()));
+  ASSERT_TRUE(fw_fairshare(c.get(), s.in.data(), s.in.size(), false, nullptr, 64, slurms.data()));
+  EXPECT_NE(own[2].usage_efctv, slurms[2].usage_efctv);
+}
+
+TEST(ApiFairshare, PlannedUseReadsTheLedgerAndCapacity) {
+  const Snapshot s = MakeSnapshot();
+  const fw_config_input_t in = ModeInput(FairshareMode::kPlannedUse);
+  ConfigHolder c(in);
+  const Params p = ParamsOf(in);
+  // Charge u1 through the C interface (its path: u1, a, root).
+  fw_ledger_t* ledger = fw_ledger_create();
+  fw_ledger_roll(ledger, c.get(), 1700000000);
+  const uint32_t path[] = {3, 2, 1};
+  fw_charge_input_t job{};
+  job.start_time = 1700000000;
+  job.end_period = 1700000000 + 72000;
+  job.end_time_exp = job.end_period + 100;
+  job.time_limit_min = 600;
+  job.billable_tres = 2000;
+  job.assoc_path = path;
+  job.assoc_path_length = 3;
+  fw_charge_t charge{};
+  fw_charge_job(c.get(), &job, ledger, &charge);
+  fw_ledger_roll(ledger, c.get(), 1700000000 + 86400);
+  std::vector<fw_assoc_result_t> out(s.in.size());
+  ASSERT_TRUE(fw_fairshare(c.get(), s.in.data(), s.in.size(), true, ledger, 64, out.data()));
+  size_t length = 0;
+  char* bytes = fw_ledger_serialize(ledger, &length);
+  PlannedUseLedger copy;
+  std::string why;
+  ASSERT_TRUE(ParseLedger(std::string(bytes, length), &copy, &why));
+  std::free(bytes);
+  const FairshareResults expected = Expected(s, p, true, &copy, 64);
+  CheckWritten(s, expected, true, out, "planned use with a ledger");
+  EXPECT_LT(out[2].fs_factor, 1.0);  // u1 is beyond its plan
+  // Without the ledger every factor is 1.
+  std::vector<fw_assoc_result_t> empty(s.in.size());
+  ASSERT_TRUE(fw_fairshare(c.get(), s.in.data(), s.in.size(), true, nullptr, 64, empty.data()));
+  EXPECT_EQ(empty[2].fs_factor, 1.0);
+  // NO_VAL CPUs: no capacity (every rate 0), as the plugin had it.
+  std::vector<fw_assoc_result_t> none(s.in.size());
+  ASSERT_TRUE(
+      fw_fairshare(c.get(), s.in.data(), s.in.size(), true, ledger, FW_NO_VAL, none.data()));
+  CheckWritten(s, Expected(s, p, true, &copy, 0), true, none, "planned use, no capacity");
+  fw_ledger_destroy(ledger);
+}
+
+TEST(ApiFairshare, NoTreeIsLoggedAndNothingWritten) {
+  Snapshot s = MakeSnapshot();
+  s.in[3].id = 3;  // two records with id 3: no tree
+  ConfigHolder c(ModeInput(FairshareMode::kFairTree));
+  std::vector<fw_assoc_result_t> out(s.in.size());
+  out[2].write_usage = true;  // untouched on failure
+  Logged().clear();
+  EXPECT_FALSE(fw_fairshare(c.get(), s.in.data(), s.in.size(), true, nullptr, 64, out.data()));
+  EXPECT_TRUE(out[2].write_usage);
+  ASSERT_EQ(LinesAt(FW_LOG_ERROR).size(), 1u);
+  EXPECT_EQ(LinesAt(FW_LOG_ERROR)[0].rfind("fairshare: the association records make no tree", 0),
+            0u);
+}
+
+TEST(ApiFairshare, WithoutSlurmdbdNothingIsWritten) {
+  const Snapshot s = MakeSnapshot();
+  fw_config_input_t in = ModeInput(FairshareMode::kFairTree);
+  in.with_slurmdbd = false;
+  ConfigHolder c(in);
+  std::vector<fw_assoc_result_t> out(s.in.size());
+  for (fw_assoc_result_t& r : out) r.write_usage = true;
+  ASSERT_TRUE(fw_fairshare(c.get(), s.in.data(), s.in.size(), true, nullptr, 64, out.data()));
+  for (const fw_assoc_result_t& r : out) {
+    EXPECT_FALSE(r.write_usage || r.write_level_fs || r.write_fs_factor);
+  }
+}
+
+TEST(ApiFairshare, OneAssocUsageIsTheCores) {
+  const long double siblings[] = {0.2L, 0.5L, 0.1L};
+  for (FairshareMode mode : {FairshareMode::kClassic, FairshareMode::kDepthOblivious}) {
+    ConfigHolder c(ModeInput(mode));
+    fw_one_assoc_input_t in{};
+    in.usage_raw = 300;
+    in.root_usage_raw = 1000;
+    in.has_fs_parent = true;
+    in.parent_efctv = 0.4L;
+    in.shares_raw = 2;
+    in.level_shares = 5;
+    in.shares_norm = 0.2;
+    in.parent_shares_norm = 0.5;
+    in.sibling_usage_norm = siblings;
+    in.sibling_count = 3;
+    in.self_index = 1;
+    fw_one_assoc_usage_t out{};
+    fw_one_assoc_usage(c.get(), &in, &out);
+    OneAssocUsageInputs core;
+    core.usage_raw = 300;
+    core.root_usage_raw = 1000;
+    core.parent_efctv = 0.4L;
+    core.shares_raw = 2;
+    core.level_shares = 5;
+    core.shares_norm = 0.2;
+    core.parent_shares_norm = 0.5;
+    core.sibling_usage_norm = siblings;
+    core.sibling_count = 3;
+    core.self_index = 1;
+    const bool oblivious = mode == FairshareMode::kDepthOblivious;
+    const OneAssocUsage expected = ComputeOneAssocUsage(core, oblivious);
+    EXPECT_TRUE(out.has_efctv);
+    EXPECT_EQ(out.usage_norm, expected.usage_norm);
+    EXPECT_EQ(out.usage_efctv, expected.usage_efctv);
+    EXPECT_EQ(out.usage_norm, 0.3L);
+    // No fairshare parent: usage_norm only.
+    in.has_fs_parent = false;
+    fw_one_assoc_usage(c.get(), &in, &out);
+    EXPECT_FALSE(out.has_efctv);
+    EXPECT_EQ(out.usage_norm, 0.3L);
+  }
+  // The two modes differ on this input, so the mode was read.
+  ConfigHolder classic(ModeInput(FairshareMode::kClassic));
+  ConfigHolder oblivious(ModeInput(FairshareMode::kDepthOblivious));
+  fw_one_assoc_input_t in{};
+  in.usage_raw = 300;
+  in.root_usage_raw = 1000;
+  in.has_fs_parent = true;
+  in.parent_efctv = 0.4L;
+  in.shares_raw = 2;
+  in.level_shares = 5;
+  in.shares_norm = 0.2;
+  in.parent_shares_norm = 0.5;
+  in.sibling_usage_norm = siblings;
+  in.sibling_count = 3;
+  in.self_index = 1;
+  fw_one_assoc_usage_t a{}, b{};
+  fw_one_assoc_usage(classic.get(), &in, &a);
+  fw_one_assoc_usage(oblivious.get(), &in, &b);
+  EXPECT_NE(a.usage_efctv, b.usage_efctv);
+}
+
+TEST(ApiFairshare, CalcFsFactorIsTheCores) {
+  EXPECT_EQ(fw_calc_fs_factor(0.25L, 0.5L, 1), CalcFsFactor(0.25L, 0.5L, 1));
+  EXPECT_DOUBLE_EQ(fw_calc_fs_factor(0.25L, 0.5L, 1), 0.70710678118654752);
+  EXPECT_EQ(fw_calc_fs_factor(static_cast<long double>(FW_NO_VAL), 0.5L, 1), 0.0);
+  EXPECT_EQ(fw_calc_fs_factor(0.25L, 0.5L, 0), 0.0);
+}
+
+}  // namespace
+}  // namespace fairway::test
