@@ -57,7 +57,7 @@ static void ensure_walk(size_t n)
 
 /* The records are scattered on the heap: ask for the next ones' lines a
  * few records ahead of the copy. */
-static void prefetch_assoc(const slurmdb_assoc_rec_t *a)
+FW_PREFETCH_HELPER void prefetch_assoc(const slurmdb_assoc_rec_t *a)
 {
 	FW_PREFETCH(&a->id);
 	FW_PREFETCH(&a->shares_raw);
@@ -163,7 +163,7 @@ void fw_assocs_fairshare(const fw_config_t *config)
 /* Decay reads three allocations per association, cold after a minute:
  * the record, its usage and the usage's TRES array. Listed first, each is
  * asked for a few associations ahead, one allocation per stage. */
-static void prefetch_for_decay(slurmdb_assoc_rec_t **assocs, size_t i, size_t n)
+FW_PREFETCH_HELPER void prefetch_for_decay(slurmdb_assoc_rec_t **assocs, size_t i, size_t n)
 {
 	if (i + 12 < n)
 		FW_PREFETCH(&assocs[i + 12]->usage);
