@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "api/fairway_api.h"
 #include "assoc_tree.h"
 #include "fairshare.h"
 #include "flat_priority.h"
@@ -175,6 +176,129 @@ void BM_FlatPriority(benchmark::State& state, size_t n) {
   state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(n));
 }
 
+// The decay pass's priority part through the C interface the boundary
+// calls (fairway_api.h): begin, one fw_pass_add per job, end, and the store
+// of every job (all changed: the worst case, as after a restart). The
+// snapshots are built before timing, as the boundary builds them while
+// reading the job records. Compare with FlatPriority (the arithmetic
+// alone): the difference is what the tables and the interface cost.
+void BM_ApiPass(benchmark::State& state, size_t n) {
+  const std::vector<JobInputs> jobs = fb::GenerateJobs(n, kJobSeed, {});
+  const Params params = fb::BenchParams(FairshareMode::kFairTree);
+  fw_config_input_t in{};
+  in.weight_age = params.weight_age;
+  in.weight_assoc = params.weight_assoc;
+  in.weight_fairshare = params.weight_fairshare;
+  in.weight_job_size = params.weight_job_size;
+  in.weight_partition = params.weight_partition;
+  in.weight_qos = params.weight_qos;
+  in.weight_tres = params.weight_tres.empty() ? nullptr : params.weight_tres.data();
+  in.tres_cnt = static_cast<uint32_t>(params.weight_tres.size());
+  in.weight_tres_text = params.weight_tres.empty() ? nullptr : "bench";
+  in.flags = params.flags;
+  in.decay_half_life_s = static_cast<uint32_t>(params.decay_half_life_s);
+  in.calc_period_s = static_cast<uint32_t>(params.calc_period_s);
+  in.max_age_s = static_cast<uint32_t>(params.max_age_s);
+  in.favor_small = params.favor_small;
+  in.damp_factor = params.damp_factor;
+  in.with_slurmdbd = true;
+  fw_config_t* config = fw_config_create(&in, nullptr, false);
+  const size_t tres_cnt = params.weight_tres.size();
+  // Partitions shared as in a cluster: one snapshot per distinct partition.
+  std::vector<std::vector<uint64_t>> part_tres;
+  std::vector<fw_partition_input_t> parts;
+  std::map<std::vector<double>, size_t> part_of;
+  std::vector<std::vector<uint64_t>> alloc(n), req(n);
+  std::vector<fw_job_input_t> snapshots(n);
+  std::vector<size_t> job_part(n, SIZE_MAX);
+  part_tres.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    const JobInputs& j = jobs[i];
+    if (j.partition) {
+      std::vector<double> value = {static_cast<double>(j.partition->priority_job_factor),
+                                   j.partition->norm_priority,
+                                   static_cast<double>(j.partition->max_time_min)};
+      for (uint64_t t : j.partition->tres_cnt) value.push_back(static_cast<double>(t));
+      auto it = part_of.find(value);
+      if (it == part_of.end()) {
+        part_tres.push_back(j.partition->tres_cnt);
+        part_tres.back().resize(tres_cnt, 0);
+        fw_partition_input_t p{};
+        p.priority_job_factor = j.partition->priority_job_factor;
+        p.norm_priority = j.partition->norm_priority;
+        p.max_time_min = j.partition->max_time_min;
+        parts.push_back(p);
+        it = part_of.emplace(value, parts.size() - 1).first;
+      }
+      job_part[i] = it->second;
+    }
+    alloc[i] = j.tres_alloc;
+    req[i] = j.tres_req;
+    if (!alloc[i].empty()) alloc[i].resize(tres_cnt, 0);
+    if (!req[i].empty()) req[i].resize(tres_cnt, 0);
+  }
+  for (size_t p = 0; p < parts.size(); ++p) {
+    parts[p].key = &parts[p];
+    parts[p].tres_cnt = part_tres[p].empty() ? nullptr : part_tres[p].data();
+  }
+  std::vector<int> records(n);
+  for (size_t i = 0; i < n; ++i) {
+    const JobInputs& j = jobs[i];
+    fw_job_input_t& s = snapshots[i];
+    s.job_id = static_cast<uint32_t>(i + 1);
+    s.key.priority = 1;
+    s.key.nice = j.nice;
+    s.key.site_factor = j.site_factor;
+    s.key.time_limit = j.time_limit_min;
+    s.key.total_cpus = j.total_cpus;
+    s.key.min_nodes = j.min_nodes;
+    s.key.accrue_time = j.accrue_time;
+    s.max_cpus = j.max_cpus;
+    s.min_cpus = j.min_cpus;
+    s.tres_alloc = alloc[i].empty() ? nullptr : alloc[i].data();
+    s.tres_req = req[i].empty() ? nullptr : req[i].data();
+    s.has_assoc = j.has_assoc;
+    s.assoc_priority = j.assoc_priority;
+    s.assoc_priority_norm = j.assoc_priority_norm;
+    s.fs_factor = j.fairshare_factor;
+    s.has_qos = j.has_qos;
+    s.qos_priority = j.qos_priority;
+    s.qos_norm_priority = j.qos_norm_priority;
+    s.partition = job_part[i] == SIZE_MAX ? nullptr : &parts[job_part[i]];
+  }
+  const fw_cluster_t cluster{fb::BenchCluster().cluster_cpus, fb::BenchCluster().node_count};
+  fw_pass_t* pass = fw_pass_create();
+  // The job records as a walk over the job list finds them: the pass sizes
+  // its tables from them.
+  std::vector<void*> record_list(n);
+  std::vector<uint32_t> ids(n);
+  for (size_t i = 0; i < n; ++i) {
+    record_list[i] = &records[i];
+    ids[i] = snapshots[i].job_id;
+  }
+  fw_pass_assign_walked(pass, record_list.data(), ids.data(), n);
+  uint64_t checksum = 0;
+  for (auto _ : state) {
+    fw_pass_begin(pass, config, &cluster, fb::kBenchNow);
+    for (size_t i = 0; i < n; ++i) fw_pass_add(pass, &snapshots[i], &records[i], nullptr, nullptr);
+    fw_pass_end_gather(pass);
+    fw_store_item_t item;
+    bool finished = false;
+    while (!finished) {
+      while (fw_pass_store_next(pass, &item)) {
+        checksum += item.factors.priority;
+        fw_pass_store_done(pass, item.position, true);
+      }
+      finished = fw_pass_store_end_slice(pass);
+    }
+    benchmark::DoNotOptimize(checksum);
+  }
+  fw_pass_destroy(pass);
+  fw_config_unref(config);
+  state.counters["jobs"] = static_cast<double>(n);
+  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(n));
+}
+
 // The issue's controller: Fair Tree, ~1,100 associations, 20,000 pending
 // jobs. One pass = snapshot build + fairshare + every job's priority.
 void BM_IssuePass(benchmark::State& state) {
@@ -258,6 +382,8 @@ int main(int argc, char** argv) {
   for (size_t n : kJobCounts)
     benchmark::RegisterBenchmark(Name("FlatPriority", "jobs", n).c_str(), BM_FlatPriority, n)
         ->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark(Name("ApiPass", "jobs", 20000).c_str(), BM_ApiPass, size_t{20000})
+      ->Unit(benchmark::kMillisecond);
   benchmark::RegisterBenchmark("IssuePass/fair_tree_1100assocs_20000jobs", BM_IssuePass)
       ->Unit(benchmark::kMillisecond);
 

@@ -397,9 +397,10 @@ typedef struct {
 } fw_factors_t;
 
 /* Computes one job (priority_p_set, and a job that changed during a pass).
- * tres_out: tres_cnt doubles (the caller's) receiving the weighted TRES
- * factors, or NULL; partition_out: partition_count priorities (the
- * caller's), or NULL. out's pointers point at those arrays. */
+ * tres_out: fw_settings_t.tres_cnt doubles (the caller's) receiving the
+ * weighted TRES factors, or NULL; partition_out: job->partition_count
+ * priorities (the caller's), or NULL. out's pointers point at those arrays
+ * (NULL, with a count of 0, when not given). */
 void fw_job_priority(const fw_config_t *config, const fw_job_input_t *job,
                      const fw_cluster_t *cluster, int64_t now, fw_factors_t *out,
                      double *tres_out, uint32_t *partition_out);
