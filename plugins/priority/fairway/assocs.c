@@ -200,7 +200,7 @@ void fw_assocs_decay(const fw_config_t *config, double factor)
 		if (a->leaf_usage && a->leaf_usage != a->usage)
 			SCALE_USAGE(a->leaf_usage, factor);
 	}
-	ListIterator it = list_iterator_create(assoc_mgr_qos_list);
+	list_itr_t *it = list_iterator_create(assoc_mgr_qos_list);
 	slurmdb_qos_rec_t *qos;
 	while ((qos = list_next(it))) {
 		if (!(qos->flags & QOS_FLAG_NO_DECAY))
@@ -216,7 +216,7 @@ void fw_assocs_reset(const fw_config_t *config)
 		return;
 	fw_held_t held = { 0 };
 	fw_lock(&held, FW_USAGE_WRITE);
-	ListIterator it = list_iterator_create(assoc_mgr_assoc_list);
+	list_itr_t *it = list_iterator_create(assoc_mgr_assoc_list);
 	slurmdb_assoc_rec_t *a;
 	while ((a = list_next(it))) {
 		ZERO_USAGE(a->usage);
@@ -261,7 +261,7 @@ static void one_assoc_input(const slurmdb_assoc_rec_t *a, const fw_config_t *con
 	if (fw_settings(config)->mode != FW_MODE_DEPTH_OBLIVIOUS || !parent->usage->children_list)
 		return;
 	*siblings = xcalloc(list_count(parent->usage->children_list) + 1, sizeof(**siblings));
-	ListIterator it = list_iterator_create(parent->usage->children_list);
+	list_itr_t *it = list_iterator_create(parent->usage->children_list);
 	const slurmdb_assoc_rec_t *sibling;
 	while ((sibling = list_next(it))) {
 		if (sibling->shares_raw == SLURMDB_FS_USE_PARENT)

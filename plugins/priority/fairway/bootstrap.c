@@ -13,9 +13,8 @@
 static bool told_no_connection; /* decay thread only */
 
 /* slurmdbd's records of this cluster's jobs that ran in [since, now], or
- * NULL when slurmdbd did not answer. struct xlist: Slurm's list under both
- * of its names (List to 24.05, list_t from 23.02). */
-static struct xlist *fetch_jobs(time_t since, time_t now)
+ * NULL when slurmdbd did not answer. */
+static list_t *fetch_jobs(time_t since, time_t now)
 {
   slurmdb_job_cond_t cond = {
       .usage_start = since,
@@ -25,7 +24,7 @@ static struct xlist *fetch_jobs(time_t since, time_t now)
   };
   cond.cluster_list = list_create(NULL);
   list_append(cond.cluster_list, slurm_conf.cluster_name);
-  struct xlist *records = jobacct_storage_g_get_jobs_cond(acct_db_conn, getuid(), &cond);
+  list_t *records = jobacct_storage_g_get_jobs_cond(acct_db_conn, getuid(), &cond);
   FREE_NULL_LIST(cond.cluster_list);
   return records;
 }
@@ -57,7 +56,7 @@ fw_boot_t fw_bootstrap_run(const fw_config_t *config, time_t now, time_t configu
     return FW_BOOT_RETRY;
   }
   const int64_t since = fw_bootstrap_since(config, configured_last_reset, now);
-  struct xlist *records = fetch_jobs(since, now); /* no assoc_mgr lock held across slurmdbd's answer */
+  list_t *records = fetch_jobs(since, now); /* no assoc_mgr lock held across slurmdbd's answer */
   if (!records) {
     if (!retry)
       fw_error("usage bootstrap: slurmdbd returned no job records (is it reachable?); usage "

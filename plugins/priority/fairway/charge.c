@@ -159,7 +159,7 @@ void fw_charge_restart_release(time_t last_ran)
 	/* The job lock before job_list is looked at (its count included). */
 	fw_lock(&held, FW_JOB_LIST_READ);
 	fw_lock(&held, FW_USAGE_WRITE);
-	ListIterator it = list_iterator_create(job_list);
+	list_itr_t *it = list_iterator_create(job_list);
 	job_record_t *job;
 	while ((job = list_next(it))) {
 		if (job->end_time_exp == (time_t) NO_VAL || !IS_JOB_RUNNING(job) ||

@@ -35,7 +35,7 @@ static void lap(double *mark, double *phase)
 	*mark = now;
 }
 
-void fw_decay_recover(const fw_config_t *config, time_t now, fw_decay_clock_t *clock)
+void fw_decay_recover_clock(const fw_config_t *config, time_t now, fw_decay_clock_t *clock)
 {
 	const fw_settings_t *s = fw_settings(config);
 	fw_recovery_t recovery;
@@ -49,6 +49,11 @@ void fw_decay_recover(const fw_config_t *config, time_t now, fw_decay_clock_t *c
 	clock->rebuild_usage = recovery.rebuild_usage;
 	clock->bootstrap_pending = fw_bootstrap_wanted(config, recovery.rebuild_usage);
 	free(recovery.message);
+}
+
+void fw_decay_recover_usage(const fw_config_t *config, time_t now, fw_decay_clock_t *clock)
+{
+	const fw_settings_t *s = fw_settings(config);
 	fw_charge_restart_release(clock->last_ran);
 	/* In memory before the first charge (a pass or a job end), or loading
 	 * it later would drop those charges. */

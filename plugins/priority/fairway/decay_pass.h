@@ -29,10 +29,13 @@ typedef struct {
 	double gather_ms, held_ms, longest_hold_ms; /* wall time */
 } fw_pass_report_t;
 
-/* At the thread's start: recovers the decay clock (state files), releases
- * the GrpTRESRunMins slurmctld re-reserved, loads the planned-use ledger
- * and tries the usage bootstrap when one is due. */
-void fw_decay_recover(const fw_config_t *config, time_t now, fw_decay_clock_t *clock);
+/* At init: recovers the decay clock from the state files, so that a job
+ * that ends before the first pass is charged from it. */
+void fw_decay_recover_clock(const fw_config_t *config, time_t now, fw_decay_clock_t *clock);
+/* At the thread's start, once slurmctld has loaded its jobs: releases the
+ * GrpTRESRunMins slurmctld re-reserved for running jobs, loads the
+ * planned-use ledger and tries the usage bootstrap when one is due. */
+void fw_decay_recover_usage(const fw_config_t *config, time_t now, fw_decay_clock_t *clock);
 /* Runs a pending usage bootstrap; retry: a later pass (said less). */
 void fw_decay_bootstrap(const fw_config_t *config, time_t now, fw_decay_clock_t *clock,
 			bool retry);

@@ -17,10 +17,12 @@
  * for. */
 static pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wakeup; /* on CLOCK_MONOTONIC: see thread_main */
-static pthread_cond_t started = PTHREAD_COND_INITIALIZER;
 static bool shutdown_requested = false;
-static bool state_read = false;
 static bool running = false;
+/* The clock recovered at init (fw_decay_thread_prepare), handed to the
+ * thread when it starts. */
+static fw_decay_clock_t prepared_clock;
+static bool prepared = false;
 static pthread_t thread;
 /* Set by priority_p_reconfig and read by the next pass: atomic, so that
  * the caller never waits for a pass. */
@@ -54,13 +56,11 @@ static void *thread_main(void *unused)
 	pthread_setname_np(pthread_self(), "fw_decay");
 	time_t start_time = time(NULL);
 	fw_config_t *config = fw_config_get();
-	fw_decay_clock_t clock;
-	fw_decay_recover(config, start_time, &clock);
-	atomic_store(&last_ran, clock.last_ran);
 	pthread_mutex_lock(&mutex);
-	state_read = true;
-	pthread_cond_broadcast(&started);
+	fw_decay_clock_t clock = prepared_clock;
 	pthread_mutex_unlock(&mutex);
+	fw_decay_recover_usage(config, start_time, &clock);
+	atomic_store(&last_ran, clock.last_ran);
 
 	/* Deadlines advance on a fixed cadence from the thread's start, on the
 	 * monotonic clock: a wall clock set back must not stall the passes. */
@@ -88,10 +88,23 @@ static void *thread_main(void *unused)
 	return NULL;
 }
 
-/* Returns once the thread has read the state files, so that
- * fw_last_decay_ran() is right before any job ends. */
+void fw_decay_thread_prepare(void)
+{
+	fw_config_t *config = fw_config_get();
+	fw_decay_clock_t clock;
+	fw_decay_recover_clock(config, time(NULL), &clock);
+	fw_config_unref(config);
+	pthread_mutex_lock(&mutex);
+	prepared_clock = clock;
+	prepared = true;
+	atomic_store(&last_ran, clock.last_ran);
+	pthread_mutex_unlock(&mutex);
+}
+
 void fw_decay_thread_start(void)
 {
+	if (!prepared)
+		fw_decay_thread_prepare();
 	pthread_mutex_lock(&mutex);
 	if (!running) {
 		pthread_condattr_t attr;
@@ -100,7 +113,6 @@ void fw_decay_thread_start(void)
 		pthread_cond_init(&wakeup, &attr);
 		pthread_condattr_destroy(&attr);
 		shutdown_requested = false;
-		state_read = false;
 		/* Not slurm_thread_create: it calls fatal() on failure, and a
 		 * priority plugin must not stop the controller. */
 		int err = pthread_create(&thread, NULL, thread_main, NULL);
@@ -109,8 +121,6 @@ void fw_decay_thread_start(void)
 			       strerror(err));
 		} else {
 			running = true;
-			while (!state_read)
-				pthread_cond_wait(&started, &mutex);
 		}
 	}
 	pthread_mutex_unlock(&mutex);
@@ -123,6 +133,7 @@ void fw_decay_thread_stop(void)
 	bool was_running = running;
 	shutdown_requested = true;
 	running = false;
+	prepared = false;
 	pthread_cond_broadcast(&wakeup);
 	pthread_mutex_unlock(&mutex);
 	if (was_running) {

@@ -39,6 +39,10 @@ typedef enum {
 /* An entry point whose caller holds job W and part R (priority_p_set and
  * priority_p_job_end: slurm-22-05-8-1:src/slurmctld/job_mgr.c). */
 #define FW_HELD_BY_JOB_WRITER ((fw_held_t){ .job = FW_WRITE_LOCK, .part = FW_READ_LOCK })
+/* sprio's RPC from 23.02: job R, node R, part R and QOS R
+ * (slurm-23-02-8-1:src/slurmctld/proc_req.c _slurm_rpc_get_priority_factors). */
+#define FW_HELD_BY_SPRIO_CALLER \
+	((fw_held_t){ .job = FW_READ_LOCK, .part = FW_READ_LOCK, .qos = FW_READ_LOCK })
 /* Take or release a set and record it in *held. */
 void fw_lock(fw_held_t *held, fw_lock_set_t set);
 void fw_unlock(fw_held_t *held, fw_lock_set_t set);
@@ -161,6 +165,11 @@ bool fw_state_set_aside(const char *name);
 char *fw_state_path(const char *name, const char *suffix);
 
 /* ---- decay_thread.c / decay_pass.c ---------------------------------------- */
+/* At init: reads the decay clock (state files), so that fw_last_decay_ran
+ * is right before any job ends. */
+void fw_decay_thread_prepare(void);
+/* Once slurmctld has loaded its jobs: starts the thread (prepared first if
+ * need be); a second call does nothing. */
 void fw_decay_thread_start(void);
 void fw_decay_thread_stop(void);
 void fw_decay_thread_reconfig(void);

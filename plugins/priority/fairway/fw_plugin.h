@@ -20,19 +20,49 @@
 
 #include "slurm/slurm.h"
 #include "slurm/slurm_errno.h"
+
+/* Every Slurm release from 22.05 to 26.05 builds this boundary (one .so
+ * per micro release: Slurm refuses any other). Each difference between
+ * releases is an #if on this, here, in compat.c or at an entry point;
+ * doc/slurm-integration.md lists them. */
+#define FW_SLURM_AT_LEAST(a, b, c) (SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(a, b, c))
+
 #include "src/common/assoc_mgr.h"
 #include "src/common/list.h"
 #include "src/common/log.h"
 #include "src/common/read_config.h"
+#include "src/common/slurmdb_defs.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#if FW_SLURM_AT_LEAST(23, 2, 0) /* plugin interfaces moved to src/interfaces */
+#include "src/interfaces/accounting_storage.h"
+#include "src/interfaces/mcs.h"
+#include "src/interfaces/priority.h"
+#include "src/interfaces/site_factor.h"
+#else
 #include "src/common/site_factor.h"
 #include "src/common/slurm_accounting_storage.h"
 #include "src/common/slurm_mcs.h"
 #include "src/common/slurm_priority.h"
-#include "src/common/slurmdb_defs.h"
-#include "src/common/xmalloc.h"
-#include "src/common/xstring.h"
+#endif
 #include "src/slurmctld/locks.h"
 #include "src/slurmctld/slurmctld.h"
+#if FW_SLURM_AT_LEAST(24, 5, 0) /* per-account and per-user QOS usage */
+#include "src/slurmctld/acct_policy.h"
+#endif
+#if FW_SLURM_AT_LEAST(24, 11, 0) /* lock_state_files moved */
+#include "src/common/state_save.h"
+#endif
+
+#if !FW_SLURM_AT_LEAST(23, 2, 0)
+/* 22.05's spellings of what 23.02 and later name list_t, list_itr_t,
+ * job_details_t, and (job->prio_factors, the factors themselves)
+ * priority_factors_t. */
+typedef struct xlist list_t;
+typedef struct listIterator list_itr_t;
+typedef struct job_details job_details_t;
+typedef priority_factors_object_t priority_factors_t;
+#endif
 
 #include "api/fairway_api.h"
 #include "fw_host.h"
@@ -81,14 +111,22 @@ double fw_jobs_partition_row(const job_record_t *job, const part_record_t *part,
 			     const fw_config_t *config, double *row_tres, uint32_t tres_cnt);
 
 /* ---- sprio.c: what sprio and job->prio_factors show ---------------------- */
-/* Takes FW_JOBS_READ itself (multifactor's locks for this RPC in 22.05).
- * sprio's factors list (priority_p_get_priority_factors_list). */
-List fw_sprio_factors_list(priority_factors_request_msg_t *request, uid_t uid);
+/* What a 22.05 sprio asks for (later clients filter themselves): any may
+ * be NULL. */
+typedef struct {
+  list_t *job_ids, *uids; /* of uint32_t */
+  const char *partitions; /* comma-separated names */
+} fw_sprio_filter_t;
+/* sprio's factors list (priority_p_get_priority_factors_list), for the jobs
+ * uid may see. caller_locked: slurmctld holds job R, node R, part R and
+ * QOS R (23.02 and later, FW_HELD_BY_SPRIO_CALLER); else it takes
+ * FW_SPRIO itself (22.05, as multifactor). */
+list_t *fw_sprio_factors_list(const fw_sprio_filter_t *filter, uid_t uid, bool caller_locked);
 /* Writes in's factors into *f: the numbers and, when in has TRES, TRES
  * arrays from xcalloc (Slurm frees them), weights from settings (which may
  * be NULL when in has no TRES). *f must be zeroed or hold factors written
  * by this function: TRES arrays found there are freed. */
-void fw_factors_fill(priority_factors_object_t *f, const fw_factors_t *in,
+void fw_factors_fill(priority_factors_t *f, const fw_factors_t *in,
 		     const fw_settings_t *settings);
 
 /* ---- assocs.c -------------------------------------------------------------- */

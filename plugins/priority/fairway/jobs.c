@@ -147,7 +147,7 @@ FW_PREFETCH_HELPER void prefetch_record(const job_record_t *job) {
 
 /* Reads the record, which has arrived by now (job R held). */
 FW_PREFETCH_HELPER void prefetch_allocations(const job_record_t *job) {
-  const struct job_details *details = job->details;
+  const job_details_t *details = job->details;
   if (details) {
     FW_PREFETCH(&details->accrue_time);
     FW_PREFETCH(&details->max_cpus);
@@ -164,7 +164,7 @@ FW_PREFETCH_HELPER void prefetch_allocations(const job_record_t *job) {
  * Addresses from the gather, never read through (the job may be gone). */
 FW_PREFETCH_HELPER void prefetch_for_store(const fw_store_item_t *item) {
   const job_record_t *job = item->ahead_record;
-  const struct job_details *details = item->ahead_details;
+  const job_details_t *details = item->ahead_details;
   const char *factors = item->ahead_factors;
   if (job) {
     FW_PREFETCH(&job->job_id); /* find_job_record's */
@@ -177,7 +177,7 @@ FW_PREFETCH_HELPER void prefetch_for_store(const fw_store_item_t *item) {
   }
   if (factors) {
     FW_PREFETCH_WRITE(factors);
-    FW_PREFETCH_WRITE(factors + sizeof(priority_factors_object_t) - 1);
+    FW_PREFETCH_WRITE(factors + sizeof(priority_factors_t) - 1);
   }
 }
 
@@ -200,7 +200,7 @@ static bool calculate_running(const fw_config_t *config) {
 
 /* What must not change between the gather and the store. */
 static void key_of(const job_record_t *job, fw_job_key_t *key) {
-  const struct job_details *details = job->details;
+  const job_details_t *details = job->details;
   key->job_state = job->job_state;
   key->priority = job->priority;
   key->direct_set_prio = job->direct_set_prio;
@@ -253,7 +253,7 @@ static void fairshare_inputs(fw_held_t *held, const slurmdb_assoc_rec_t *assoc,
 static void job_inputs(fw_held_t *held, job_record_t *job, uint32_t job_id,
                        const fw_config_t *config, fw_job_input_t *in) {
   const fw_settings_t *settings = fw_settings(config);
-  const struct job_details *details = job->details;
+  const job_details_t *details = job->details;
   const slurmdb_assoc_rec_t *assoc = job->assoc_ptr;
   const slurmdb_qos_rec_t *qos = job->qos_ptr;
   memset(in, 0, sizeof(*in));
@@ -306,7 +306,7 @@ static void partitions_of(partitions_t *cache, job_record_t *job, fw_job_input_t
   if (!job->part_ptr_list) return;
   GROW(cache->list, cache->list_size, list_count(job->part_ptr_list));
   uint32_t count = 0;
-  ListIterator it = list_iterator_create(job->part_ptr_list);
+  list_itr_t *it = list_iterator_create(job->part_ptr_list);
   part_record_t *part;
   while ((part = list_next(it)) && count < cache->list_size) {
     cache->list[count++] = partition_of(cache, part);

@@ -16,17 +16,17 @@
 
 /* One request: runs on an RPC thread, so everything is its own. */
 typedef struct {
-  priority_factors_request_msg_t *request;
+  const fw_sprio_filter_t *filter;
   uid_t uid;
   const fw_config_t *config;
   const fw_settings_t *settings;
   const fw_pass_t *pass;
-  part_record_t **wanted; /* request->partitions' records (xmalloc), or NULL for all */
+  part_record_t **wanted; /* filter->partitions' records (xmalloc), or NULL for all */
   size_t wanted_count;
-  List out;
+  list_t *out;
 } sprio_t;
 
-void fw_factors_fill(priority_factors_object_t *f, const fw_factors_t *in,
+void fw_factors_fill(priority_factors_t *f, const fw_factors_t *in,
                      const fw_settings_t *settings) {
   /* No caller keeps TRES arrays to be refilled (sprio's objects are new,
    * job->prio_factors holds none): whatever is there is freed. */
@@ -71,7 +71,7 @@ static void destroy_factors(void *object) {
 /* The weighted TRES factors of a job in one partition, into an object that
  * has none: job->prio_factors keeps no TRES (jobs.c store_factors). */
 static void add_tres_factors(const job_record_t *job, const part_record_t *part, const sprio_t *q,
-                             priority_factors_object_t *f) {
+                             priority_factors_t *f) {
   const uint32_t count = q->settings->tres_cnt;
   if (f->priority_tres || !count || !part) return;
   f->priority_tres = xcalloc(count, sizeof(double));
@@ -82,36 +82,66 @@ static void add_tres_factors(const job_record_t *job, const part_record_t *part,
   fw_jobs_partition_row(job, part, q->config, f->priority_tres, count);
 }
 
+/* A row of sprio's list for job in partition, without factors. From
+ * 23.02 the factors are an object of their own (never NULL unless
+ * direct_prio is set: slurmctld packs them unconditionally), and the row
+ * names the account and QOS; from 26.05 it holds the job's step id. */
+static priority_factors_object_t *new_row(const job_record_t *job, const char *partition,
+                                          bool with_factors) {
+  priority_factors_object_t *o = xmalloc(sizeof(*o));
+#if FW_SLURM_AT_LEAST(26, 5, 0)
+  o->step_id = job->step_id;
+#else
+  o->job_id = job->job_id;
+#endif
+  o->user_id = job->user_id;
+  o->partition = xstrdup(partition);
+#if FW_SLURM_AT_LEAST(23, 2, 0)
+  o->account = xstrdup(job->account);
+  o->qos = job->qos_ptr ? xstrdup(job->qos_ptr->name) : NULL;
+  if (with_factors) o->prio_factors = xmalloc(sizeof(*o->prio_factors));
+#endif
+  return o;
+}
+
+/* The row's factors (22.05: the row itself). */
+static priority_factors_t *factors_of(priority_factors_object_t *o) {
+#if FW_SLURM_AT_LEAST(23, 2, 0)
+  return o->prio_factors;
+#else
+  return o;
+#endif
+}
+
 /* The job's factors as of the last pass that covered it, or as stored by
  * priority_p_set since (multifactor's sprio shows the same values). */
 static priority_factors_object_t *new_factors(const job_record_t *job, const part_record_t *part,
                                               const sprio_t *q) {
-  priority_factors_object_t *f = xmalloc(sizeof(*f));
+  priority_factors_object_t *o = new_row(job, part->name, true);
+  priority_factors_t *f = factors_of(o);
   fw_factors_t from_pass;
   if (fw_pass_factors(q->pass, job->job_id, &from_pass)) {
     fw_factors_fill(f, &from_pass, q->settings);
   } else if (job->prio_factors) {
+#if FW_SLURM_AT_LEAST(23, 2, 0)
+    slurm_copy_priority_factors(f, job->prio_factors);
+#else
     slurm_copy_priority_factors_object(f, job->prio_factors);
+#endif
     add_tres_factors(job, job->part_ptr ? job->part_ptr : part, q, f);
   }
-  f->job_id = job->job_id;
-  f->user_id = job->user_id;
-  f->partition = xstrdup(part->name);
-  return f;
+  return o;
 }
 
 /* An operator-set priority: shown as it is, without factors. */
 static priority_factors_object_t *direct_factors(const job_record_t *job) {
-  priority_factors_object_t *f = xmalloc(sizeof(*f));
-  f->direct_prio = job->priority;
-  f->job_id = job->job_id;
-  f->user_id = job->user_id;
-  f->partition = xstrdup(job->part_ptr->name);
-  return f;
+  priority_factors_object_t *o = new_row(job, job->part_ptr->name, false);
+  o->direct_prio = job->priority;
+  return o;
 }
 
-static bool list_has_id(List list, uint32_t id) {
-  ListIterator it = list_iterator_create(list);
+static bool list_has_id(list_t *list, uint32_t id) {
+  list_itr_t *it = list_iterator_create(list);
   uint32_t *value;
   while ((value = list_next(it))) {
     if (*value == id) break;
@@ -121,7 +151,7 @@ static bool list_has_id(List list, uint32_t id) {
 }
 
 static bool partition_wanted(const sprio_t *q, const part_record_t *part) {
-  if (!q->request->partitions) return true;
+  if (!q->filter->partitions) return true;
   for (size_t i = 0; i < q->wanted_count; ++i) {
     if (q->wanted[i] == part) return true;
   }
@@ -129,21 +159,22 @@ static bool partition_wanted(const sprio_t *q, const part_record_t *part) {
 }
 
 static void add_job(job_record_t *job, const sprio_t *q) {
-  if (q->request->job_id_list && !list_has_id(q->request->job_id_list, job->job_id)) return;
-  if (q->request->uid_list && !list_has_id(q->request->uid_list, job->user_id)) return;
+  if (q->filter->job_ids && !list_has_id(q->filter->job_ids, job->job_id)) return;
+  if (q->filter->uids && !list_has_id(q->filter->uids, job->user_id)) return;
   if (!job->part_ptr_list) {
     if (!job->part_ptr || !partition_wanted(q, job->part_ptr)) return;
     list_append(q->out,
                 job->direct_set_prio ? direct_factors(job) : new_factors(job, job->part_ptr, q));
     return;
   }
-  ListIterator it = list_iterator_create(job->part_ptr_list);
+  list_itr_t *it = list_iterator_create(job->part_ptr_list);
   part_record_t *part;
   while ((part = list_next(it))) {
     if (!partition_wanted(q, part)) continue;
-    priority_factors_object_t *f = new_factors(job, part, q);
+    priority_factors_object_t *o = new_factors(job, part, q);
+    priority_factors_t *f = factors_of(o);
     f->priority_part = fw_jobs_partition_row(job, part, q->config, f->priority_tres, f->tres_cnt);
-    list_append(q->out, f);
+    list_append(q->out, o);
   }
   list_iterator_destroy(it);
 }
@@ -152,7 +183,11 @@ static bool may_see(const job_record_t *job, uid_t uid) {
   if (!(slurm_conf.private_data & PRIVATE_DATA_JOBS)) return true;
   if (job->user_id == uid || validate_operator(uid)) return true;
   if (slurm_mcs_get_privatedata() == 0) {
+#if FW_SLURM_AT_LEAST(23, 11, 6) /* is_locked: false, as multifactor */
+    return assoc_mgr_is_user_acct_coord(acct_db_conn, uid, job->account, false);
+#else
     return assoc_mgr_is_user_acct_coord(acct_db_conn, uid, job->account);
+#endif
   }
   return mcs_g_check_mcs_label(uid, job->mcs_label, false) == 0;
 }
@@ -180,18 +215,18 @@ FW_PREFETCH_HELPER void prefetch_record(const job_record_t *job) {
 }
 
 FW_PREFETCH_HELPER void prefetch_details(const job_record_t *job) {
-  const struct job_details *details = job->details;
+  const job_details_t *details = job->details;
   if (details) {
     FW_PREFETCH(&details->begin_time);
     FW_PREFETCH(&details->submit_time);
   }
 }
 
-/* Requires part R. request->partitions' records (names not found are
+/* Requires part R. filter->partitions' records (names not found are
  * left out, as multifactor does). */
 static void find_wanted(sprio_t *q) {
-  if (!q->request->partitions) return;
-  char *names = xstrdup(q->request->partitions), *save = NULL;
+  if (!q->filter->partitions) return;
+  char *names = xstrdup(q->filter->partitions), *save = NULL;
   for (char *name = strtok_r(names, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
     part_record_t *part = find_part_record(name);
     if (!part) continue;
@@ -213,21 +248,25 @@ static void add_jobs(fw_held_t *held, sprio_t *q, time_t now) {
   xfree(jobs);
 }
 
-List fw_sprio_factors_list(priority_factors_request_msg_t *request, uid_t uid) {
+list_t *fw_sprio_factors_list(const fw_sprio_filter_t *filter, uid_t uid, bool caller_locked) {
+  static const fw_sprio_filter_t none = {0};
   fw_config_t *config = fw_config_get();
-  sprio_t q = {.request = request, .uid = uid, .config = config};
+  sprio_t q = {.filter = filter ? filter : &none, .uid = uid, .config = config};
   q.settings = fw_settings(config);
   q.pass = fw_jobs_pass();
   const time_t now = time(NULL);
-  fw_held_t held = {0};
-  fw_lock(&held, FW_SPRIO);
+  fw_held_t held = FW_HELD_BY_SPRIO_CALLER;
+  if (!caller_locked) {
+    held = (fw_held_t){0};
+    fw_lock(&held, FW_SPRIO);
+  }
   find_wanted(&q);
   if (job_list && list_count(job_list)) {
     q.out = list_create(destroy_factors);
     add_jobs(&held, &q, now);
     if (!list_count(q.out)) FREE_NULL_LIST(q.out);
   }
-  fw_unlock(&held, FW_SPRIO);
+  if (!caller_locked) fw_unlock(&held, FW_SPRIO);
   xfree(q.wanted);
   fw_config_unref(config);
   return q.out;
