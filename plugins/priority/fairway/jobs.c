@@ -62,6 +62,60 @@ fw_pass_t *fw_jobs_pass(void) {
   return pass;
 }
 
+/* ---- per-partition priorities, by release ------------------------------------ */
+/* The priorities the scheduler reads for a multi-partition job, indexed
+ * like part_ptr_list: job->priority_array to 23.11; from 24.05 a struct
+ * that also names the partitions for squeue, job->part_prio (24.05,
+ * 24.11.0-.6, 25.05.0) or job->prio_mult (24.11.7, 25.05.1 and later). */
+#if FW_SLURM_AT_LEAST(24, 5, 0)
+#if (FW_SLURM_AT_LEAST(24, 11, 7) && !FW_SLURM_AT_LEAST(25, 5, 0)) || FW_SLURM_AT_LEAST(25, 5, 1)
+#define FW_PRIO_MULT prio_mult
+#else
+#define FW_PRIO_MULT part_prio
+#endif
+#if FW_SLURM_AT_LEAST(24, 11, 0)
+#define FW_PRIO_NAMES priority_array_names
+#else
+#define FW_PRIO_NAMES priority_array_parts
+#endif
+#define FW_PRIO_ARRAY(job) ((job)->FW_PRIO_MULT ? (job)->FW_PRIO_MULT->priority_array : NULL)
+#else
+#define FW_PRIO_ARRAY(job) ((job)->priority_array)
+#endif
+
+/* Requires job W. The job's array for count priorities, allocated with
+ * Slurm's allocator (slurmctld frees it), renewed after a partition change
+ * with the names squeue shows (24.05 and later, as multifactor). */
+static uint32_t *prio_array_for(job_record_t *job, int count) {
+#if FW_SLURM_AT_LEAST(24, 5, 0)
+  if (!job->FW_PRIO_MULT) job->FW_PRIO_MULT = xmalloc(sizeof(*job->FW_PRIO_MULT));
+  if (!job->FW_PRIO_MULT->priority_array || job->FW_PRIO_MULT->last_update < last_part_update) {
+    xfree(job->FW_PRIO_MULT->priority_array);
+    job->FW_PRIO_MULT->priority_array = xcalloc(count + 1, sizeof(uint32_t));
+    xfree(job->FW_PRIO_MULT->FW_PRIO_NAMES);
+    job->FW_PRIO_MULT->FW_PRIO_NAMES = part_list_to_xstr(job->part_ptr_list);
+    job->FW_PRIO_MULT->last_update = time(NULL);
+  }
+  return job->FW_PRIO_MULT->priority_array;
+#else
+  if (!job->priority_array) job->priority_array = xcalloc(count + 1, sizeof(uint32_t));
+  return job->priority_array;
+#endif
+}
+
+/* A job with several QOS (--qos=a,b, 24.11 and later) is queued once per
+ * (partition, QOS), reading the array partition-major
+ * (slurm-24-11-7-1:src/slurmctld/job_scheduler.c); the core computes one
+ * priority per partition, so such a job keeps no array and every pair
+ * takes job->priority. */
+static bool several_qos(const job_record_t *job) {
+#if FW_SLURM_AT_LEAST(24, 11, 0)
+  return job->qos_list && list_count(job->qos_list) > 1;
+#else
+  return false;
+#endif
+}
+
 /* ---- finding the records ---------------------------------------------------- */
 
 typedef struct {
@@ -135,7 +189,11 @@ FW_PREFETCH_HELPER void prefetch_record(const job_record_t *job) {
   FW_PREFETCH(&job->part_ptr_list);
   FW_PREFETCH(&job->part_ptr);
   FW_PREFETCH(&job->priority);
+#if FW_SLURM_AT_LEAST(24, 5, 0)
+  FW_PREFETCH(&job->FW_PRIO_MULT);
+#else
   FW_PREFETCH(&job->priority_array);
+#endif
   FW_PREFETCH(&job->prio_factors);
   FW_PREFETCH(&job->qos_ptr);
   FW_PREFETCH(&job->site_factor);
@@ -274,7 +332,7 @@ static void job_inputs(fw_held_t *held, job_record_t *job, uint32_t job_id,
     in->qos_priority = qos->priority;
     in->qos_norm_priority = qos->usage->norm_priority;
   }
-  in->priority_array = job->priority_array;
+  in->priority_array = FW_PRIO_ARRAY(job);
 }
 
 static void partition_input(const part_record_t *part, fw_partition_input_t *in) {
@@ -329,12 +387,12 @@ static void partitions_free(partitions_t *cache) {
  * in part_ptr_list, which is sorted by tier as multifactor does; the core
  * computed the priorities in the same (stable) order. */
 static void store_partition_priorities(job_record_t *job, const fw_factors_t *factors) {
-  if (!job->part_ptr_list || !factors->partition_count) return;
+  if (!job->part_ptr_list || !factors->partition_count || several_qos(job)) return;
   const int count = list_count(job->part_ptr_list);
-  if (!job->priority_array) job->priority_array = xcalloc(count + 1, sizeof(uint32_t));
   list_sort(job->part_ptr_list, priority_sort_part_tier);
+  uint32_t *array = prio_array_for(job, count);
   for (uint32_t i = 0; i < factors->partition_count && i < (uint32_t)count; ++i) {
-    job->priority_array[i] = factors->partition_priorities[i];
+    array[i] = factors->partition_priorities[i];
   }
 }
 

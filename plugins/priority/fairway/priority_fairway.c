@@ -18,6 +18,9 @@ FW_EXPORT list_t *job_list = NULL;
 FW_EXPORT time_t last_job_update = 0;
 FW_EXPORT int slurmctld_tres_cnt = 0;
 FW_EXPORT uint16_t accounting_enforce = 0;
+#if FW_SLURM_AT_LEAST(24, 5, 0) /* read with the per-partition priorities */
+FW_EXPORT time_t last_part_update = 0;
+#endif
 
 FW_EXPORT const char plugin_name[] = "Priority FAIRWAY plugin";
 FW_EXPORT const char plugin_type[] = "priority/fairway";
