@@ -61,7 +61,7 @@ int RunFairshare(const FairshareArgs& args) {
     std::fprintf(stderr, "fairway fairshare: %s: %s\n", args.path.c_str(), error.c_str());
     return 1;
   }
-  FairshareResults results = ComputeFairshare(tree, params);
+  FairshareResults results = ComputeFairshare(tree, params, nullptr, 0);
   const bool fair_tree = results.mode == FairshareMode::kFairTree;
 
   // Rows in tree order (depth first along the direct parents), like sshare.

@@ -102,15 +102,15 @@ FairshareResults Expected(const Snapshot& s, const Params& p, bool override_norm
                           const PlannedUseLedger* ledger, double cpus) {
   AssocTree tree;
   std::string error;
-  EXPECT_TRUE(tree.Build(s.nodes, SharesNormalizedLikeFairTree(p.Mode()), &error)) << error;
-  if (override_normalization) {
-    int32_t j = 0;
-    for (size_t k = 0; k < s.in.size(); ++k) {
-      if (k >= 6 && k < 12) continue;
-      tree.OverrideNormalization(j++, s.in[k].level_shares, s.in[k].shares_norm,
-                                 s.in[k].priority_norm);
-    }
+  std::vector<ShareNormalization> given;
+  for (size_t k = 0; k < s.in.size(); ++k) {
+    if (k >= 6 && k < 12) continue;
+    given.push_back(
+        ShareNormalization{s.in[k].level_shares, s.in[k].shares_norm, s.in[k].priority_norm});
   }
+  EXPECT_TRUE(tree.Build(s.nodes, SharesNormalizedLikeFairTree(p.Mode()), &error,
+                         override_normalization ? &given : nullptr))
+      << error;
   return ComputeFairshare(tree, p, ledger, cpus);
 }
 

@@ -75,7 +75,7 @@ TEST(AssocTree, ParentCyclesAreDetachedNotFollowed) {
     EXPECT_EQ(tree.links(i).fs_parent, -1) << i;
   }
   EXPECT_EQ(tree.links(4).parent, 0);  // c is untouched
-  FairshareResults r = ComputeFairshare(tree, Params{});
+  FairshareResults r = ComputeFairshare(tree, Params{}, nullptr, 0);
   EXPECT_EQ(r.assocs[3].fs_factor, 0.0);  // never ranked, like any orphan
 }
 

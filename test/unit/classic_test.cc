@@ -25,7 +25,7 @@ Params ClassicParams() {
 // fairshare-modes.md "Worked example": the five user factors to 6 decimals.
 TEST(Classic, DocumentedWorkedExampleFactors) {
   AssocTree tree = LoadTree("classic_doc_example.csv", FairshareMode::kClassic);
-  FairshareResults r = ComputeFairshare(tree, ClassicParams());
+  FairshareResults r = ComputeFairshare(tree, ClassicParams(), nullptr, 0);
   ASSERT_EQ(r.mode, FairshareMode::kClassic);
   struct Expected { const char* acct; const char* user; double factor; };
   for (const Expected& e : {Expected{"b", "user1", 0.408479}, Expected{"c", "user2", 0.022097},
@@ -39,7 +39,7 @@ TEST(Classic, DocumentedWorkedExampleFactors) {
 
 TEST(Classic, WorkedExampleIntermediateValues) {
   AssocTree tree = LoadTree("classic_doc_example.csv", FairshareMode::kClassic);
-  FairshareResults r = ComputeFairshare(tree, ClassicParams());
+  FairshareResults r = ComputeFairshare(tree, ClassicParams(), nullptr, 0);
   int32_t a = FindAssoc(tree, "a", "");
   int32_t c = FindAssoc(tree, "c", "");
   int32_t user2 = FindAssoc(tree, "c", "user2");
@@ -59,7 +59,7 @@ TEST(Classic, DampeningFactorDividesTheExponent) {
   AssocTree tree = LoadTree("classic_doc_example.csv", FairshareMode::kClassic);
   Params p = ClassicParams();
   p.damp_factor = 2;
-  FairshareResults r = ComputeFairshare(tree, p);
+  FairshareResults r = ComputeFairshare(tree, p, nullptr, 0);
   int32_t user3 = FindAssoc(tree, "c", "user3");
   // 2^(-(0.15/0.05)/2) = 2^-1.5
   EXPECT_NEAR(r.assocs[user3].job_factor, std::pow(2.0, -1.5), 1e-12);
@@ -76,7 +76,7 @@ TEST(Classic, CalcFsFactorGuards) {
 
 TEST(Classic, ParentUserTakesItsFsParentsFactor) {
   AssocTree tree = LoadTree("classic_doc_example.csv", FairshareMode::kClassic);
-  FairshareResults r = ComputeFairshare(tree, ClassicParams());
+  FairshareResults r = ComputeFairshare(tree, ClassicParams(), nullptr, 0);
   int32_t root_user = FindAssoc(tree, "root", "root");
   // root's user is Fairshare=parent: its fs parent is the root (efctv 1,
   // shares_norm 1), so its jobs get 2^-1.
@@ -91,7 +91,7 @@ TEST(Classic, ZeroSharesGiveZeroFactor) {
   AssocTree tree;
   std::string error;
   ASSERT_TRUE(tree.Build(nodes, false, &error)) << error;
-  FairshareResults r = ComputeFairshare(tree, ClassicParams());
+  FairshareResults r = ComputeFairshare(tree, ClassicParams(), nullptr, 0);
   EXPECT_EQ(r.assocs[2].job_factor, 0.0);
   EXPECT_GT(r.assocs[3].job_factor, 0.0);
 }
@@ -101,7 +101,7 @@ TEST(Classic, NoUsageAnywhereGivesFullFactor) {
       {1, 0, "root", "", "", 1, 0}, {2, 1, "a", "", "", 1, 0}, {3, 2, "a", "u1", "", 1, 0}};
   AssocTree tree;
   ASSERT_TRUE(tree.Build(nodes, false, nullptr));
-  FairshareResults r = ComputeFairshare(tree, ClassicParams());
+  FairshareResults r = ComputeFairshare(tree, ClassicParams(), nullptr, 0);
   EXPECT_EQ(r.assocs[2].usage_norm, 0.0L);
   EXPECT_EQ(r.assocs[2].job_factor, 1.0);
 }
@@ -119,7 +119,7 @@ TEST(DepthOblivious, ProportionalUsageGivesOneHalfAtEveryDepth) {
   ASSERT_TRUE(tree.Build(nodes, false, nullptr));
   Params p;
   p.flags = kFlagDepthOblivious;
-  FairshareResults r = ComputeFairshare(tree, p);
+  FairshareResults r = ComputeFairshare(tree, p, nullptr, 0);
   ASSERT_EQ(r.mode, FairshareMode::kDepthOblivious);
   for (int32_t i : {2, 3, 6}) EXPECT_NEAR(r.assocs[i].job_factor, 0.5, 1e-12) << i;
 }
@@ -134,7 +134,7 @@ TEST(DepthOblivious, OverservedUserRanksBelowSibling) {
   ASSERT_TRUE(tree.Build(nodes, false, nullptr));
   Params p;
   p.flags = kFlagDepthOblivious;
-  FairshareResults r = ComputeFairshare(tree, p);
+  FairshareResults r = ComputeFairshare(tree, p, nullptr, 0);
   EXPECT_LT(r.assocs[2].job_factor, r.assocs[3].job_factor);
   EXPECT_GT(r.assocs[5].job_factor, r.assocs[2].job_factor);
   for (const AssocFairshare& a : r.assocs) {
@@ -204,7 +204,7 @@ TEST(DepthOblivious, MatchesMultifactorsFormulaBitForBitOnRandomTrees) {
     ASSERT_TRUE(tree.Build(nodes, false, nullptr));
     Params p;
     p.flags = kFlagDepthOblivious;
-    FairshareResults r = ComputeFairshare(tree, p);
+    FairshareResults r = ComputeFairshare(tree, p, nullptr, 0);
     for (int32_t i = 0; i < static_cast<int32_t>(tree.size()); ++i) {
       const int32_t parent = tree.links(i).fs_parent;
       if (i == tree.root() || parent < 0 || parent == tree.root() || tree.node(i).uses_parent()) {

@@ -129,7 +129,7 @@ Shared MakeShared() {
   Shared s;
   for (FairshareMode mode : kAllModes) {
     s.trees.push_back(test::LoadTree("classic_doc_example.csv", mode));
-    s.expected.push_back(ComputeFairshare(s.trees.back(), ModeParams(mode)));
+    s.expected.push_back(ComputeFairshare(s.trees.back(), ModeParams(mode), nullptr, 0));
   }
   const AssocTree& planned = s.trees.back();
   s.ledger.Roll(0, 86400, 0.5);
@@ -180,7 +180,7 @@ TEST(Concurrency, PureFunctionsGiveSingleThreadedResultsOnSharedConstData) {
       // Each thread starts at a different mode so that all run at once.
       for (size_t m = 0; m < std::size(kAllModes); ++m) {
         const size_t mi = (m + t) % std::size(kAllModes);
-        FairshareResults r = ComputeFairshare(shared.trees[mi], ModeParams(kAllModes[mi]));
+        FairshareResults r = ComputeFairshare(shared.trees[mi], ModeParams(kAllModes[mi]), nullptr, 0);
         if (!SameResults(r, shared.expected[mi])) ++mismatches;
         ++computations;
       }
@@ -216,7 +216,7 @@ TEST(Concurrency, EachThreadOnItsOwnTree) {
         for (int32_t i = 0; i < static_cast<int32_t>(tree.size()); ++i) {
           tree.set_usage_raw(i, tree.node(i).usage_raw * 0.5L + t * 7 + pass);
         }
-        out->push_back(ComputeFairshare(tree, ModeParams(mode)));
+        out->push_back(ComputeFairshare(tree, ModeParams(mode), nullptr, 0));
       }
     }
   };

@@ -32,7 +32,7 @@ client::ControllerState StateFor(const std::string& file, FairshareMode mode, ui
   st.partitions.push_back({"debug", 1, 0, kNoVal, {}});
   st.qos.push_back({"normal", 0, 0.0});
   AssocTree tree = test::LoadTree(file, mode);
-  FairshareResults fs = ComputeFairshare(tree, st.params);
+  FairshareResults fs = ComputeFairshare(tree, st.params, nullptr, 0);
   for (int32_t i = 0; i < static_cast<int32_t>(tree.size()); ++i) {
     client::ControllerAssoc a;
     a.node = tree.node(i);
@@ -281,7 +281,7 @@ TEST(ExplainVisible, ClassicParentUserNeedsItsAccount) {
   for (const auto& a : full.assocs) nodes.push_back(a.node);
   std::string error;
   ASSERT_TRUE(tree.Build(nodes, false, &error)) << error;
-  FairshareResults fs = ComputeFairshare(tree, full.params);
+  FairshareResults fs = ComputeFairshare(tree, full.params, nullptr, 0);
   for (int32_t i = 0; i < static_cast<int32_t>(tree.size()); ++i) {
     full.assocs[i].level_shares = tree.links(i).level_shares;
     full.assocs[i].shares_norm = tree.links(i).shares_norm;

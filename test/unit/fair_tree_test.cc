@@ -16,14 +16,14 @@ using test::LoadTree;
 FairshareResults BuildAndCompute(const std::vector<AssocNode>& nodes, AssocTree* tree) {
   std::string error;
   EXPECT_TRUE(tree->Build(nodes, true, &error)) << error;
-  return ComputeFairshare(*tree, Params{});
+  return ComputeFairshare(*tree, Params{}, nullptr, 0);
 }
 
 // Tied accounts are not merged, as in 22.05.8 (_count_tied_accounts in
 // slurm-22-05-8-1:src/plugins/priority/multifactor/fair_tree.c).
 TEST(FairTree, TiedAccountsAreNotMerged) {
   AssocTree tree = LoadTree("fair_tree_tied_accounts.csv", FairshareMode::kFairTree);
-  FairshareResults r = ComputeFairshare(tree, Params{});
+  FairshareResults r = ComputeFairshare(tree, Params{}, nullptr, 0);
   EXPECT_DOUBLE_EQ(r.assocs[FindAssoc(tree, "ax", "x2")].fs_factor, 1.0);
   EXPECT_DOUBLE_EQ(r.assocs[FindAssoc(tree, "ax", "x1")].fs_factor, 0.75);
   EXPECT_DOUBLE_EQ(r.assocs[FindAssoc(tree, "ay", "y1")].fs_factor, 0.75);

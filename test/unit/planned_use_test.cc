@@ -229,7 +229,7 @@ TEST(PlannedUse, WithoutDecayTheIndexIsTheTotalOverOneIntervalsPlan) {
 
 TEST(PlannedUse, ComputeFairshareUsesAnEmptyLedger) {
   AssocTree tree = PlanTree();
-  FairshareResults r = ComputeFairshare(tree, PlannedParams());
+  FairshareResults r = ComputeFairshare(tree, PlannedParams(), nullptr, 0);
   EXPECT_EQ(r.mode, FairshareMode::kPlannedUse);
   for (int32_t i = 0; i < static_cast<int32_t>(tree.size()); ++i) {
     EXPECT_EQ(r.assocs[i].job_factor, 1.0) << i;

@@ -75,7 +75,7 @@ std::vector<FairshareResults> ComputeAll(const AssocTree& tree, FairshareMode mo
   Params p = ModeParams(mode);
   p.damp_factor = damp;
   std::vector<FairshareResults> out;
-  out.push_back(ComputeFairshare(tree, p));
+  out.push_back(ComputeFairshare(tree, p, nullptr, 0));
   if (mode == FairshareMode::kPlannedUse) {
     PlannedUseLedger ledger;
     ledger.Roll(0, p.planned_use_interval_s, 0.5);
@@ -511,7 +511,7 @@ TEST(Precision, TwentyLevelTreesInEveryMode) {
     ExpectSaneInEveryMode(nodes, what);
     // Ranged: every slice lies inside its parent's slice.
     AssocTree tree = Build(nodes, FairshareMode::kRanged);
-    FairshareResults r = ComputeFairshare(tree, ModeParams(FairshareMode::kRanged));
+    FairshareResults r = ComputeFairshare(tree, ModeParams(FairshareMode::kRanged), nullptr, 0);
     for (int32_t i = 0; i < static_cast<int32_t>(tree.size()); ++i) {
       const int32_t p = tree.links(i).parent;
       if (p < 0) continue;

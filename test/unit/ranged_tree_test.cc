@@ -38,7 +38,7 @@ FairshareResults BuildAndCompute(std::vector<AssocNode> nodes, AssocTree* tree,
   }
   std::string error;
   EXPECT_TRUE(tree->Build(std::move(nodes), true, &error)) << error;
-  return ComputeFairshare(*tree, RangedParams(damp));
+  return ComputeFairshare(*tree, RangedParams(damp), nullptr, 0);
 }
 
 double F(const FairshareResults& r, int32_t i) { return r.assocs[i].fs_factor; }
@@ -60,7 +60,7 @@ TEST(RangedTree, LocalFactor) {
 // [0.3, 0.5], [0.5, 0.8], and the second account's users stay in [0.3, 0.5].
 TEST(RangedTree, SpecThreeAccountExample) {
   AssocTree tree = LoadTree("ranged_three_accounts.csv", FairshareMode::kRanged);
-  FairshareResults r = ComputeFairshare(tree, RangedParams());
+  FairshareResults r = ComputeFairshare(tree, RangedParams(), nullptr, 0);
   ASSERT_EQ(r.mode, FairshareMode::kRanged);
   const int32_t a0 = FindAssoc(tree, "a0", ""), a1 = FindAssoc(tree, "a1", ""),
                 a2 = FindAssoc(tree, "a2", ""), a3 = FindAssoc(tree, "a3", "");
@@ -150,7 +150,7 @@ TEST(RangedTree, ZeroSharesGetTheBottomOfTheirSliceAndSoDoTheirChildren) {
 
 TEST(RangedTree, ParentAssociationsTakeTheirFsParentsFactorAndDoNotCompete) {
   AssocTree tree = LoadTree("classic_doc_example.csv", FairshareMode::kRanged);
-  FairshareResults r = ComputeFairshare(tree, RangedParams());
+  FairshareResults r = ComputeFairshare(tree, RangedParams(), nullptr, 0);
   const int32_t root_user = FindAssoc(tree, "root", "root");
   const int32_t a = FindAssoc(tree, "a", ""), d = FindAssoc(tree, "d", "");
   // root's own user is "parent": F of root, and its 300 of usage is not in
@@ -352,7 +352,7 @@ TEST(RangedTree, SliceInvariantOnRandomTrees) {
     std::string error;
     ASSERT_TRUE(tree.Build(std::move(nodes), true, &error)) << error;
     const uint16_t damp = seed % 7 == 0 ? 5 : 1;
-    FairshareResults r = ComputeFairshare(tree, RangedParams(damp));
+    FairshareResults r = ComputeFairshare(tree, RangedParams(damp), nullptr, 0);
     CheckInvariant(tree, r, "seed " + std::to_string(seed));
     if (HasFatalFailure()) return;
     ++checked;

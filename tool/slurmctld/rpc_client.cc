@@ -11,24 +11,37 @@
 #include "text_util.h"
 #include "tres_weight.h"
 
+#include <cerrno>
+
 extern "C" {
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
 #include <slurm/slurmdb.h>
 }
 
+// libslurm's API changes between the releases Fairway supports
+// (22.05 to 26.05); each difference is one #if on this.
+#define FW_SLURM_AT_LEAST(a, b, c) (SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(a, b, c))
+
+#if !FW_SLURM_AT_LEAST(23, 2, 0)
+// 22.05's names for the list types of 23.02 and later.
+typedef struct xlist list_t;
+typedef struct listIterator list_itr_t;
+#endif
+
 namespace fairway::client {
 
 namespace {
 
+// errno, not slurm_get_errno (gone in 24.11): libslurm sets errno.
 std::string SlurmError(const char* what) {
-  return std::string(what) + ": " + slurm_strerror(slurm_get_errno());
+  return std::string(what) + ": " + slurm_strerror(errno);
 }
 
 template <typename T, typename F>
-void ForEach(List list, F f) {
+void ForEach(list_t* list, F f) {
   if (!list) return;
-  ListIterator it = slurm_list_iterator_create(list);
+  list_itr_t* it = slurm_list_iterator_create(list);
   while (void* item = slurm_list_next(it)) f(static_cast<T*>(item));
   slurm_list_iterator_destroy(it);
 }
@@ -109,7 +122,11 @@ bool LoadControllerState(ControllerState* state, std::string* error) {
   state->private_usage = conf->private_data & PRIVATE_DATA_USAGE;
   state->private_jobs = conf->private_data & PRIVATE_DATA_JOBS;
   std::string weight_tres = Str(conf->priority_weight_tres);
+#if FW_SLURM_AT_LEAST(26, 5, 0)
+  slurm_free_conf(conf);
+#else
   slurm_free_ctl_conf(conf);
+#endif
 
   assoc_mgr_info_request_msg_t request{};
   request.flags = ASSOC_MGR_INFO_FLAG_ASSOC | ASSOC_MGR_INFO_FLAG_QOS;
@@ -267,16 +284,36 @@ bool LoadJobs(std::vector<ControllerJob>* jobs, const std::vector<std::string>& 
 bool LoadFactors(std::vector<ControllerFactors>* factors, std::string* error) {
   priority_factors_response_msg_t* resp = nullptr;
   factors->clear();
-  if (slurm_load_job_prio(&resp, nullptr, nullptr, nullptr, 0) != SLURM_SUCCESS) {
-    if (slurm_get_errno() == SLURM_SUCCESS || !resp) return true;  // no pending jobs
+#if FW_SLURM_AT_LEAST(23, 2, 0)  // sprio's filters moved to the client
+  const int rc = slurm_load_job_prio(&resp, 0);
+#else
+  const int rc = slurm_load_job_prio(&resp, nullptr, nullptr, nullptr, 0);
+#endif
+  if (rc != SLURM_SUCCESS) {
+    if (errno == SLURM_SUCCESS || !resp) return true;  // no pending jobs
     *error = SlurmError("cannot load priority factors");
     return false;
   }
   if (!resp) return true;
-  ForEach<priority_factors_object_t>(resp->priority_factors_list, [&](priority_factors_object_t* o) {
+  ForEach<priority_factors_object_t>(resp->priority_factors_list, [&](priority_factors_object_t* row) {
     ControllerFactors c;
-    c.job_id = o->job_id;
-    c.partition = Str(o->partition);
+#if FW_SLURM_AT_LEAST(26, 5, 0)
+    c.job_id = row->step_id.job_id;
+#else
+    c.job_id = row->job_id;
+#endif
+    c.partition = Str(row->partition);
+    c.direct_prio = row->direct_prio;
+    // From 23.02 a row wraps its factors (NULL for an operator-set priority).
+#if FW_SLURM_AT_LEAST(23, 2, 0)
+    const priority_factors_t* o = row->prio_factors;
+#else
+    const priority_factors_object_t* o = row;
+#endif
+    if (!o) {
+      factors->push_back(std::move(c));
+      return;
+    }
     c.age = o->priority_age;
     c.assoc = o->priority_assoc;
     c.fairshare = o->priority_fs;
@@ -285,7 +322,6 @@ bool LoadFactors(std::vector<ControllerFactors>* factors, std::string* error) {
     c.qos = o->priority_qos;
     c.site = o->priority_site;
     c.nice = o->nice;
-    c.direct_prio = o->direct_prio;
     for (uint32_t i = 0; i < o->tres_cnt; ++i) {
       c.tres.push_back(o->priority_tres ? o->priority_tres[i] : 0);
       c.tres_weights.push_back(o->tres_weights ? o->tres_weights[i] : 0);

@@ -42,7 +42,7 @@ void fw_decay_recover_clock(const fw_config_t *config, time_t now, fw_decay_cloc
 	/* Read before anything of ours runs, while slurmctld waits in our
 	 * init: assoc_mgr rewrites assoc_usage on its next state save. */
 	fw_state_recover(s->reset_period, now, &recovery);
-	clock->last_ran = recovery.charge_from;
+	*clock = (fw_decay_clock_t){ .last_ran = recovery.charge_from };
 	clock->reset = (fw_reset_state_t){ .period = s->reset_period,
 					   .last_reset = recovery.last_reset ?
 							 recovery.last_reset : now };

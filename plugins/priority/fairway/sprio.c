@@ -32,7 +32,9 @@ void fw_factors_fill(priority_factors_t *f, const fw_factors_t *in,
    * job->prio_factors holds none): whatever is there is freed. */
   xfree(f->priority_tres);
   xfree(f->tres_weights);
-  memset(f, 0, sizeof(*f));
+  f->tres_cnt = 0;
+  /* Field by field, not memset: in 22.05 the factors are the sprio row
+   * itself (job id, user, partition), not an object of their own. */
   f->priority_age = in->age;
   f->priority_assoc = in->assoc;
   f->priority_fs = in->fairshare;

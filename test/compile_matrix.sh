@@ -1,0 +1,66 @@
+#!/bin/sh
+# The plugin built for every Slurm release Fairway supports, the same way
+# configure and make build it, from the configured source trees
+# scripts/slurm-source prepares (SchedMD's tarballs in ../shared/slurm):
+# for each release, each boundary file compiled as C without a warning, the
+# .so linked with the core library of this build, and its exported symbols
+# checked against that release's priority interface, the syms[] list read
+# from the release's own source (not typed here). The fairway tool's
+# libslurm client is compiled against the release's public headers too.
+#
+# Usage: test/compile_matrix.sh [RELEASE...]   (run from the build directory)
+# Default releases: FAIRWAY_COMPILE_RELEASES, else the list below.
+set -eu
+top=${srcdir:-.}
+releases=${*:-${FAIRWAY_COMPILE_RELEASES:-23.02.8 23.11.5 23.11.11 24.05.8 24.11.7 25.05.8 25.11.7 26.05.3}}
+core=.libs/libfairway_core.a
+[ -f "$core" ] || { echo "FAIL: $core not built (run make first)"; exit 1; }
+out=$(mktemp -d /tmp/fairway-compile.XXXXXX)
+trap 'rm -rf "$out"' EXIT
+cflags="-std=gnu11 -fPIC -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers -fvisibility=hidden"
+undef="-UPACKAGE -UPACKAGE_NAME -UPACKAGE_STRING -UPACKAGE_TARNAME -UPACKAGE_URL -UPACKAGE_VERSION -UPACKAGE_BUGREPORT -UVERSION"
+# Exported besides the priority_p_* operations: the plugin identification,
+# init/fini, and the slurmctld globals a client process lacks.
+abi="accounting_enforce acct_db_conn cluster_cpus fini init job_list last_job_update plugin_name plugin_type plugin_version slurmctld_tres_cnt"
+status=0
+for release in $releases; do
+  tree=$("$top/scripts/slurm-source" "$release") || { echo "FAIL: $release: no configured source tree"; status=1; continue; }
+  dir=$out/$release
+  mkdir -p "$dir"
+  failed=
+  for src in "$top"/plugins/priority/fairway/*.c; do
+    obj=$dir/$(basename "$src" .c).o
+    # shellcheck disable=SC2086
+    if ! gcc $cflags $undef -I"$top/src" -I"$tree" -I"$tree/src/common" -c "$src" -o "$obj" 2>"$dir/cc.err"; then
+      echo "FAIL: $release: $(basename "$src") does not compile without a warning:"; sed 's/^/    /' "$dir/cc.err" | head -20
+      failed=1
+    fi
+  done
+  if [ -n "$failed" ]; then status=1; continue; fi
+  g++ -shared -o "$dir/priority_fairway.so" "$dir"/*.o "$core" -Wl,-z,nodelete \
+    -Wl,--version-script="$top/plugins/priority/fairway/exports.map" -lpthread -lm
+  # The release's syms[]: priority.c from 23.02, slurm_priority.c before.
+  iface=$tree/src/interfaces/priority.c
+  [ -f "$iface" ] || iface=$tree/src/common/slurm_priority.c
+  wanted=$(sed -n '/syms\[\] *= *{/,/};/p' "$iface" | grep -o '"priority_p_[a-z_]*"' | tr -d '"' | sort)
+  [ -n "$wanted" ] || { echo "FAIL: $release: no syms[] found in $iface"; status=1; continue; }
+  exported=$(nm -D --defined-only "$dir/priority_fairway.so" | awk '{print $3}' | sort)
+  extra_globals=
+  grep -q '^extern time_t last_part_update' "$tree/src/slurmctld/slurmctld.h" 2>/dev/null || true
+  if grep -q 'part_list_to_xstr' "$tree/src/slurmctld/slurmctld.h"; then extra_globals=last_part_update; fi
+  expected=$(printf '%s\n' $wanted $abi $extra_globals | sort)
+  if [ "$exported" != "$expected" ]; then
+    echo "FAIL: $release: exports differ from its syms[] and the plugin ABI:"
+    printf '%s\n' "$expected" > "$dir/expected"; printf '%s\n' "$exported" > "$dir/exported"
+    diff "$dir/expected" "$dir/exported" | sed 's/^/    /'
+    status=1; continue
+  fi
+  # The tool's libslurm client, against the release's public headers.
+  if ! g++ -std=c++17 -fsyntax-only -Wall -Wextra -Werror -Wno-unused-parameter -I"$top/src" -I"$top/tool" -I"$tree" \
+      "$top/tool/slurmctld/rpc_client.cc" 2>"$dir/tool.err"; then
+    echo "FAIL: $release: tool/slurmctld/rpc_client.cc does not compile:"; sed 's/^/    /' "$dir/tool.err" | head -20
+    status=1; continue
+  fi
+  echo "PASS: $release: the plugin builds without a warning and exports exactly its priority interface ($(echo $wanted | wc -w) operations); the tool's client compiles"
+done
+exit $status
