@@ -11,7 +11,18 @@ if [ -n "$undefined" ]; then
   echo "FAIL: undefined Fairway symbols in $so:"; echo "$undefined"; exit 1
 fi
 exports=$(nm -D --defined-only "$so" | awk '{print $3}' | sort | tr '\n' ' ')
-expected="accounting_enforce acct_db_conn cluster_cpus fini init job_list last_job_update plugin_name plugin_type plugin_version priority_p_calc_fs_factor priority_p_get_priority_factors_list priority_p_job_end priority_p_reconfig priority_p_set priority_p_set_assoc_usage slurmctld_tres_cnt "
+# The priority_p_* operations are the release's own syms[] list, read from
+# the source tree the plugin was built against (SLURM_SRC, set by make).
+tree=${SLURM_SRC:-}
+[ -d "$tree" ] || { echo "FAIL: SLURM_SRC (the configured Slurm tree) is not set"; exit 1; }
+iface=$tree/src/interfaces/priority.c
+[ -f "$iface" ] || iface=$tree/src/common/slurm_priority.c
+ops=$(sed -n '/syms\[\] *= *{/,/};/p' "$iface" | grep -o '"priority_p_[a-z_]*"' | tr -d '"')
+[ -n "$ops" ] || { echo "FAIL: no syms[] in $iface"; exit 1; }
+extra=
+grep -q part_list_to_xstr "$tree/src/slurmctld/slurmctld.h" && extra=last_part_update
+expected=$(printf '%s\n' $ops accounting_enforce acct_db_conn cluster_cpus fini init job_list \
+  last_job_update plugin_name plugin_type plugin_version slurmctld_tres_cnt $extra | sort | tr '\n' ' ')
 if [ "$exports" != "$expected" ]; then
   echo "FAIL: exports differ"; echo "  got:      $exports"; echo "  expected: $expected"; exit 1
 fi
