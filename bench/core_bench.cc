@@ -90,7 +90,7 @@ const std::vector<JobInputs>& Jobs(size_t n) {
     // Fairshare factors as a Fair Tree pass over a 10k tree gives them.
     FairshareMode mode = FairshareMode::kFairTree;
     const AssocTree& tree = Tree(10000, mode);
-    FairshareResults r = fairway::ComputeFairshare(tree, fb::BenchParams(mode));
+    FairshareResults r = fairway::ComputeFairshare(tree, fb::BenchParams(mode), nullptr, 0);
     std::vector<double> factors;
     for (size_t i = 0; i < tree.size(); ++i)
       if (tree.node(static_cast<int32_t>(i)).is_user()) factors.push_back(r.assocs[i].job_factor);
@@ -320,7 +320,7 @@ void BM_IssuePass(benchmark::State& state) {
     AssocTree tree;
     std::string error;
     tree.Build(nodes, true, &error);
-    FairshareResults r = fairway::ComputeFairshare(tree, params);
+    FairshareResults r = fairway::ComputeFairshare(tree, params, nullptr, 0);
     for (size_t j = 0; j < n_jobs; ++j) {
       jobs[j].fairshare_factor = r.assocs[job_assoc[j]].job_factor;
       checksum += fairway::ComputeJobPriority(jobs[j], params, cluster, fb::kBenchNow).priority;

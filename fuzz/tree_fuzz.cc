@@ -94,7 +94,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     params.planned_use_capacity = capacity;
     params.weight_fairshare = 0xffffffffu;
     params.weight_age = 0xffffffffu;
-    FairshareResults r = ComputeFairshare(tree, params);
+    FairshareResults r = ComputeFairshare(tree, params, nullptr, 0);
     CheckResults(tree, r, mode);
 
     if (mode == FairshareMode::kPlannedUse) {

@@ -42,8 +42,8 @@ void SortById(std::vector<std::pair<uint32_t, int32_t>>* pairs) {
 
 }  // namespace
 
-bool AssocTree::Build(std::vector<AssocNode> nodes, bool fair_tree_shares,
-                      std::string* error) {
+bool AssocTree::Build(std::vector<AssocNode> nodes, bool fair_tree_shares, std::string* error,
+                      const std::vector<ShareNormalization>* given) {
   nodes_ = std::move(nodes);
   const int32_t n = static_cast<int32_t>(nodes_.size());
   links_.assign(n, AssocLinks{});
@@ -134,7 +134,15 @@ bool AssocTree::Build(std::vector<AssocNode> nodes, bool fair_tree_shares,
   for (int32_t i = 0; i < n; ++i) {
     if (i != root_ && links_[i].fs_parent >= 0) fs_children_[links_[i].fs_parent].push_back(i);
   }
-  NormalizeShares(fair_tree_shares);
+  if (given && given->size() == static_cast<size_t>(n)) {
+    for (int32_t i = 0; i < n; ++i) {
+      links_[i].level_shares = (*given)[i].level_shares;
+      links_[i].shares_norm = (*given)[i].shares_norm;
+      links_[i].priority_norm = (*given)[i].priority_norm;
+    }
+  } else {
+    NormalizeShares(fair_tree_shares);
+  }
   return true;
 }
 

@@ -42,13 +42,26 @@ struct AssocLinks {
   double priority_norm = 0;        // priority / max association priority
 };
 
+// Normalised shares an association manager already computed, per node:
+// AssocTree::Build then takes them instead of deriving its own.
+struct ShareNormalization {
+  uint32_t level_shares = kNoVal;
+  double shares_norm = 0;
+  double priority_norm = 0;
+};
+
 class AssocTree {
  public:
   // Nodes in association-manager order; exactly one node must have
   // parent_id 0 (the root). A node whose parent is missing is kept as an
   // orphan: counted among users (as Slurm counts it) but never ranked.
   // Returns false and sets *error on a duplicate id or a missing root.
-  bool Build(std::vector<AssocNode> nodes, bool fair_tree_shares, std::string* error);
+  // given, when not null, holds one normalisation per node (slurmctld's
+  // association manager's, so that the plugin uses exactly its numbers):
+  // the shares are then taken from it, not derived (fair_tree_shares is
+  // not read).
+  bool Build(std::vector<AssocNode> nodes, bool fair_tree_shares, std::string* error,
+             const std::vector<ShareNormalization>* given = nullptr);
 
   const std::vector<AssocNode>& nodes() const { return nodes_; }
   const AssocNode& node(int32_t i) const { return nodes_[i]; }
@@ -64,15 +77,6 @@ class AssocTree {
   int32_t Find(uint32_t id) const;
   // Changes one association's usage (e.g. between passes) without rebuilding.
   void set_usage_raw(int32_t i, long double usage) { nodes_[i].usage_raw = usage; }
-  // Replaces the derived normalisation with the values slurmctld's
-  // association manager holds, so that the plugin uses exactly its numbers
-  // (it normalises with the flags in force when it last loaded the tree).
-  void OverrideNormalization(int32_t i, uint32_t level_shares, double shares_norm,
-                             double priority_norm) {
-    links_[i].level_shares = level_shares;
-    links_[i].shares_norm = shares_norm;
-    links_[i].priority_norm = priority_norm;
-  }
 
  private:
   void NormalizeShares(bool fair_tree_shares);

@@ -48,11 +48,6 @@ struct PlannedUseLedger;
 // branches on the mode to find which function to call.
 FairshareResults ComputeFairshare(const AssocTree& tree, const Params& params,
                                   const PlannedUseLedger* ledger, double default_capacity);
-// The same with no ledger and no default capacity. Only the C++ plugin that
-// the C boundary replaces still calls it; it goes with that plugin.
-inline FairshareResults ComputeFairshare(const AssocTree& tree, const Params& params) {
-  return ComputeFairshare(tree, params, nullptr, 0);
-}
 
 // Whether assoc_mgr normalises shares level by level (Fair Tree) for a mode.
 bool SharesNormalizedLikeFairTree(FairshareMode mode);

@@ -34,8 +34,12 @@ bool TreeFromInputs(const fw_config& config, const fw_assoc_input_t* in, size_t 
   const bool fair_tree_shares = SharesNormalizedLikeFairTree(config.params.Mode());
   std::vector<AssocNode> nodes;
   nodes.reserve(n);
-  std::vector<size_t> input_of;
-  input_of.reserve(n);
+  // assoc_mgr's own normalisation when it normalised for the same family
+  // of modes (it follows PriorityFlags); a PriorityParameters mode of the
+  // other family has the tree derive its own. Either way it is computed once.
+  const bool slurms = slurm_fair_tree_shares == fair_tree_shares;
+  std::vector<ShareNormalization> given;
+  if (slurms) given.reserve(n);
   for (size_t k = 0; k < n; ++k) {
     if (duplicate[k]) continue;
     const fw_assoc_input_t& a = in[k];
@@ -52,27 +56,17 @@ bool TreeFromInputs(const fw_config& config, const fw_assoc_input_t* in, size_t 
     node.usage_raw = a.usage_raw;
     node.priority = a.priority;
     (*node_of)[k] = static_cast<int32_t>(nodes.size());
-    input_of.push_back(k);
+    if (slurms) given.push_back(ShareNormalization{a.level_shares, a.shares_norm, a.priority_norm});
     nodes.push_back(std::move(node));
   }
   std::string error;
-  if (!tree->Build(std::move(nodes), fair_tree_shares, &error)) {
+  if (!tree->Build(std::move(nodes), fair_tree_shares, &error, slurms ? &given : nullptr)) {
     if (what) {
       Log(&config, FW_LOG_ERROR, "%s: the association records make no tree (%s); skipped", what,
           error.c_str());
     }
     node_of->assign(n, -1);
     return false;
-  }
-  // Use assoc_mgr's own normalisation when it normalised for the same family
-  // of modes (it follows PriorityFlags); a PriorityParameters mode of the
-  // other family keeps the core's.
-  if (slurm_fair_tree_shares == fair_tree_shares) {
-    for (size_t j = 0; j < input_of.size(); ++j) {
-      const fw_assoc_input_t& a = in[input_of[j]];
-      tree->OverrideNormalization(static_cast<int32_t>(j), a.level_shares, a.shares_norm,
-                                  a.priority_norm);
-    }
   }
   return true;
 }
