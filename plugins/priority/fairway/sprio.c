@@ -84,23 +84,12 @@ static void add_tres_factors(const job_record_t *job, const part_record_t *part,
   fw_jobs_partition_row(job, part, q->config, f->priority_tres, count);
 }
 
-/* A row of sprio's list for job in partition, without factors. From
- * 23.02 the factors are an object of their own (never NULL unless
- * direct_prio is set: slurmctld packs them unconditionally), and the row
- * names the account and QOS; from 26.05 it holds the job's step id. */
-static priority_factors_object_t *new_row(const job_record_t *job, const char *partition,
-                                          bool with_factors) {
+/* A new row of sprio's list. From 23.02 its factors are an object of their
+ * own (never NULL unless direct_prio is set: slurmctld packs them
+ * unconditionally); in 22.05 they are the row itself. */
+static priority_factors_object_t *new_row(bool with_factors) {
   priority_factors_object_t *o = xmalloc(sizeof(*o));
-#if FW_SLURM_AT_LEAST(26, 5, 0)
-  o->step_id = job->step_id;
-#else
-  o->job_id = job->job_id;
-#endif
-  o->user_id = job->user_id;
-  o->partition = xstrdup(partition);
 #if FW_SLURM_AT_LEAST(23, 2, 0)
-  o->account = xstrdup(job->account);
-  o->qos = job->qos_ptr ? xstrdup(job->qos_ptr->name) : NULL;
   if (with_factors) o->prio_factors = xmalloc(sizeof(*o->prio_factors));
 #endif
   return o;
@@ -115,11 +104,30 @@ static priority_factors_t *factors_of(priority_factors_object_t *o) {
 #endif
 }
 
+/* Names the row's job, user and partition, and from 23.02 its account and
+ * QOS; from 26.05 the job is its step id. After the factors are in: in
+ * 22.05 copying a job's factors copies these fields too. */
+static void name_row(priority_factors_object_t *o, const job_record_t *job,
+                     const char *partition) {
+#if FW_SLURM_AT_LEAST(26, 5, 0)
+  o->step_id = job->step_id;
+#else
+  o->job_id = job->job_id;
+#endif
+  o->user_id = job->user_id;
+  xfree(o->partition);
+  o->partition = xstrdup(partition);
+#if FW_SLURM_AT_LEAST(23, 2, 0)
+  o->account = xstrdup(job->account);
+  o->qos = job->qos_ptr ? xstrdup(job->qos_ptr->name) : NULL;
+#endif
+}
+
 /* The job's factors as of the last pass that covered it, or as stored by
  * priority_p_set since (multifactor's sprio shows the same values). */
 static priority_factors_object_t *new_factors(const job_record_t *job, const part_record_t *part,
                                               const sprio_t *q) {
-  priority_factors_object_t *o = new_row(job, part->name, true);
+  priority_factors_object_t *o = new_row(true);
   priority_factors_t *f = factors_of(o);
   fw_factors_t from_pass;
   if (fw_pass_factors(q->pass, job->job_id, &from_pass)) {
@@ -132,12 +140,14 @@ static priority_factors_object_t *new_factors(const job_record_t *job, const par
 #endif
     add_tres_factors(job, job->part_ptr ? job->part_ptr : part, q, f);
   }
+  name_row(o, job, part->name);
   return o;
 }
 
 /* An operator-set priority: shown as it is, without factors. */
 static priority_factors_object_t *direct_factors(const job_record_t *job) {
-  priority_factors_object_t *o = new_row(job, job->part_ptr->name, false);
+  priority_factors_object_t *o = new_row(false);
+  name_row(o, job, job->part_ptr->name);
   o->direct_prio = job->priority;
   return o;
 }
