@@ -44,6 +44,11 @@ struct Params {
   int64_t max_age_s = 604800;            // PriorityMaxAge
   ResetPeriod reset_period = ResetPeriod::kNone;  // PriorityUsageResetPeriod
   bool favor_small = false;              // PriorityFavorSmall
+  // Slurm 23.02 and later give a job asking for more nodes than the
+  // cluster has a favor-small node term of 0; 22.05's unsigned difference
+  // wraps and ends at 1 (priority_multifactor.c, slurm-22-05-8-1 and
+  // slurm-23-02-8-1). The release's behaviour, set by whoever knows it.
+  bool favor_small_clamps_nodes = false;
   uint16_t damp_factor = 1;              // FairShareDampeningFactor
 
   // PriorityParameters=fairshare=...; unset means "from PriorityFlags".

@@ -82,7 +82,13 @@ inline double JobSizeFactor(const JobSizeTerms& job, const Params& params, uint3
     // Unsigned differences, as in Slurm: an oversized request wraps to a
     // huge value and is clamped to 1 (_get_priority_internal in
     // slurm-22-05-8-1:src/plugins/priority/multifactor/priority_multifactor.c, kept for parity).
-    js = static_cast<double>(nodes - min_nodes) / static_cast<double>(nodes);
+    if (params.favor_small_clamps_nodes) {
+      js = nodes > min_nodes
+               ? static_cast<double>(nodes - min_nodes) / static_cast<double>(nodes)
+               : 0.0;
+    } else {
+      js = static_cast<double>(nodes - min_nodes) / static_cast<double>(nodes);
+    }
     if (cpu_cnt) {
       js += static_cast<double>(cpus - cpu_cnt) / static_cast<double>(cpus);
       js /= 2;

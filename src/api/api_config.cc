@@ -83,6 +83,7 @@ void Derive(fw_config* c) {
   s.calc_fairshare = c->calc_fairshare;
   s.fair_tree_shares = SharesNormalizedLikeFairTree(p.Mode());
   s.weight_fairshare = p.weight_fairshare;
+  s.damp_factor = p.damp_factor;
   s.decay_per_second = c->decay_per_second;
   s.decay_half_life_s = p.decay_half_life_s;
   s.calc_period_s = p.calc_period_s;
@@ -134,6 +135,7 @@ void Load(const fw_config_input_t& in, bool log_summary, fw_config* config) {
   p.max_age_s = in.max_age_s;
   p.reset_period = static_cast<ResetPeriod>(in.reset_period);
   p.favor_small = in.favor_small != 0;
+  p.favor_small_clamps_nodes = in.favor_small_clamps_nodes;
   p.damp_factor = in.damp_factor;
   if (p.damp_factor == 0) {
     LogTo(log, FW_LOG_ERROR, "FairShareDampeningFactor: 0 would divide by zero (using 1)");

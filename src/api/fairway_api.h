@@ -77,6 +77,7 @@ typedef struct {
   uint32_t decay_half_life_s, calc_period_s, max_age_s;
   uint16_t reset_period; /* PriorityUsageResetPeriod (PRIORITY_RESET_*) */
   uint16_t favor_small;
+  bool favor_small_clamps_nodes; /* the release's (23.02 and later): Params */
   uint16_t damp_factor; /* FairShareDampeningFactor; 0 is reported and 1 used */
   const char *priority_parameters; /* or NULL */
   bool with_slurmdbd;  /* false: age and fairshare weights forced to 0, as multifactor */
@@ -90,6 +91,7 @@ typedef struct {
   bool calc_fairshare;  /* false without slurmdbd */
   bool fair_tree_shares; /* shares normalised per level (Fair Tree and Fairway's modes) */
   uint32_t weight_fairshare;
+  uint16_t damp_factor; /* FairShareDampeningFactor in force (never 0) */
   double decay_per_second;
   int64_t decay_half_life_s, calc_period_s;
   uint16_t reset_period;

@@ -49,6 +49,7 @@ Params RandomParams(std::mt19937_64& gen) {
     if (gen() % 3 == 0) p.flags |= flag;
   }
   p.favor_small = gen() % 2;
+  p.favor_small_clamps_nodes = gen() % 2;
   p.max_age_s = Pick<int64_t>(gen, {0, 1, 3600, 604800});
   return p;
 }

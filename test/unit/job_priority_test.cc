@@ -156,6 +156,18 @@ TEST(JobPriority, JobSizeFavorSmallOversizeWrapsToOne) {
   EXPECT_EQ(Compute(SizedJob(20, 0), p).factors.job_size, 1.0);
 }
 
+TEST(JobPriority, JobSizeFavorSmallOversizeClampsFrom2302) {
+  // Slurm 23.02 and later: a request above the cluster size gives the node
+  // term 0, so only the CPU term counts: (0 + (100-30)/100) / 2.
+  Params p = SizeParams();
+  p.favor_small = true;
+  p.favor_small_clamps_nodes = true;
+  EXPECT_DOUBLE_EQ(Compute(SizedJob(20, 30), p).factors.job_size, 0.35);
+  EXPECT_EQ(Compute(SizedJob(20, 0), p).factors.job_size, 0.0);
+  // Within the cluster both releases agree.
+  EXPECT_DOUBLE_EQ(Compute(SizedJob(2, 30), p).factors.job_size, 0.75);
+}
+
 TEST(JobPriority, JobSizeSmallRelativeToTime) {
   Params p = SizeParams();
   p.flags |= kFlagSizeRelative;

@@ -112,6 +112,7 @@ bool LoadControllerState(ControllerState* state, std::string* error) {
   p.max_age_s = conf->priority_max_age;
   p.reset_period = static_cast<ResetPeriod>(conf->priority_reset_period);
   p.favor_small = conf->priority_favor_small;
+  p.favor_small_clamps_nodes = FW_SLURM_AT_LEAST(23, 2, 0);
   p.damp_factor = conf->fs_dampening_factor ? conf->fs_dampening_factor : 1;
   if (conf->priority_params) {
     state->config_diagnostics = ParsePriorityParameters(conf->priority_params, &p);

@@ -274,6 +274,16 @@ static void one_assoc_input(const slurmdb_assoc_rec_t *a, const fw_config_t *con
 	in->sibling_usage_norm = *siblings;
 }
 
+void fw_assocs_set_fs_factor(slurmdb_assoc_rec_t *assoc, const fw_config_t *config)
+{
+	const slurmdb_assoc_rec_t *fs_assoc = assoc;
+	if (assoc->shares_raw == SLURMDB_FS_USE_PARENT && assoc->usage->fs_assoc_ptr)
+		fs_assoc = assoc->usage->fs_assoc_ptr;
+	assoc->usage->fs_factor = fw_calc_fs_factor(fs_assoc->usage->usage_efctv,
+						    fs_assoc->usage->shares_norm,
+						    fw_settings(config)->damp_factor);
+}
+
 long double fw_assocs_efctv(fw_held_t *held, const slurmdb_assoc_rec_t *assoc,
 			    const fw_config_t *config)
 {
@@ -308,6 +318,10 @@ void fw_assocs_set_usage(slurmdb_assoc_rec_t *assoc, const fw_config_t *config)
 	assoc->usage->usage_norm = out.usage_norm;
 	if (out.has_efctv)
 		assoc->usage->usage_efctv = out.usage_efctv;
+#if FW_SLURM_AT_LEAST(25, 11, 0) /* sshare copies fs_factor after this call */
+	if (!fw_settings(config)->fair_tree_shares)
+		fw_assocs_set_fs_factor(assoc, config);
+#endif
 	slurm_mutex_unlock(&writers);
 	xfree(siblings);
 }

@@ -38,14 +38,39 @@ static void apply_tres(const char *what, uint32_t id, uint32_t job_id, long doub
 				  TRES_ARRAY_ENERGY, report_underflow, &note);
 }
 
-static void charge_qos(slurmdb_qos_rec_t *qos, uint32_t job_id, const fw_charge_t *c)
+/* From 24.05 a QOS also counts run-seconds per account and per user for its
+ * per-account and per-user limits; multifactor releases them with the
+ * QOS's own (_handle_qos_tres_run_secs,
+ * slurm-24-05-8-1:src/plugins/priority/multifactor/priority_multifactor.c). */
+static void release_qos_used_limits(slurmdb_qos_rec_t *qos, const job_record_t *job,
+				    const uint64_t *release)
 {
+#if FW_SLURM_AT_LEAST(24, 5, 0)
+	if (!job->assoc_ptr || !enforcing_limits())
+		return;
+	slurmdb_used_limits_t *by_acct = acct_policy_get_acct_used_limits(
+		&qos->usage->acct_limit_list, job->assoc_ptr->acct);
+	slurmdb_used_limits_t *by_user = acct_policy_get_user_used_limits(
+		&qos->usage->user_limit_list, job->user_id);
+	if (by_acct)
+		apply_tres("QOS account", qos->id, job->job_id, NULL, by_acct->tres_run_secs, NULL,
+			   release);
+	if (by_user)
+		apply_tres("QOS user", qos->id, job->job_id, NULL, by_user->tres_run_secs, NULL,
+			   release);
+#endif
+}
+
+static void charge_qos(slurmdb_qos_rec_t *qos, const job_record_t *job, const fw_charge_t *c)
+{
+	const uint32_t job_id = job->job_id;
 	bool no_decay = qos->flags & QOS_FLAG_NO_DECAY;
 	qos->usage->grp_used_wall += no_decay ? c->run_nodecay_s : c->run_decay_s;
 	qos->usage->usage_raw += no_decay ? c->real_nodecay : c->real_decay;
 	apply_tres("QOS", qos->id, job_id, qos->usage->usage_tres_raw,
 		   qos->usage->grp_used_tres_run_secs,
 		   no_decay ? c->tres_usage_nodecay : c->tres_usage_decay, c->tres_run_release);
+	release_qos_used_limits(qos, job, c->tres_run_release);
 }
 
 /* The job's partition QOS, when it has one other than the job's. */
@@ -113,10 +138,10 @@ bool fw_charge_one(fw_held_t *held, job_record_t *job, time_t start_period,
 		fw_ledger_release();
 
 	if (job->qos_ptr)
-		charge_qos(job->qos_ptr, job->job_id, &c);
+		charge_qos(job->qos_ptr, job, &c);
 	slurmdb_qos_rec_t *part_qos = partition_qos(job);
 	if (part_qos)
-		charge_qos(part_qos, job->job_id, &c);
+		charge_qos(part_qos, job, &c);
 	/* Every association up to the root: the root holds the cluster's. */
 	for (slurmdb_assoc_rec_t *a = job->assoc_ptr; a; a = a->usage->parent_assoc_ptr) {
 		a->usage->grp_used_wall += c.run_decay_s;
@@ -169,13 +194,17 @@ void fw_charge_restart_release(time_t last_ran)
 				   last_ran, job->qos_ptr != NULL,
 				   job->qos_ptr ? job->qos_ptr->usage_factor : -1, release);
 		slurmdb_qos_rec_t *part_qos = partition_qos(job);
-		if (job->qos_ptr)
+		if (job->qos_ptr) {
 			apply_tres("QOS", job->qos_ptr->id, job->job_id,
 				   job->qos_ptr->usage->usage_tres_raw,
 				   job->qos_ptr->usage->grp_used_tres_run_secs, NULL, release);
-		if (part_qos)
+			release_qos_used_limits(job->qos_ptr, job, release);
+		}
+		if (part_qos) {
 			apply_tres("QOS", part_qos->id, job->job_id, part_qos->usage->usage_tres_raw,
 				   part_qos->usage->grp_used_tres_run_secs, NULL, release);
+			release_qos_used_limits(part_qos, job, release);
+		}
 		for (slurmdb_assoc_rec_t *a = job->assoc_ptr; a; a = a->usage->parent_assoc_ptr)
 			apply_tres("assoc", a->id, job->job_id, a->usage->usage_tres_raw,
 				   a->usage->grp_used_tres_run_secs, NULL, release);

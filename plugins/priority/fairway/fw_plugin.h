@@ -140,6 +140,9 @@ size_t fw_assocs_snapshot(fw_held_t *held, fw_assoc_input_t **inputs,
  * usage_efctv is still NO_VAL (computed, not stored). */
 long double fw_assocs_efctv(fw_held_t *held, const slurmdb_assoc_rec_t *assoc,
 			    const fw_config_t *config);
+/* Requires assoc W. The association's fs_factor in classic and
+ * DEPTH_OBLIVIOUS modes: 2^(-UE/S/damping) of its fairshare association. */
+void fw_assocs_set_fs_factor(slurmdb_assoc_rec_t *assoc, const fw_config_t *config);
 /* priority_p_set_assoc_usage. */
 void fw_assocs_set_usage(slurmdb_assoc_rec_t *assoc, const fw_config_t *config);
 

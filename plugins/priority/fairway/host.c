@@ -56,6 +56,7 @@ void fw_load_config(bool with_slurmdbd, bool log_summary)
 		.max_age_s = slurm_conf.priority_max_age,
 		.reset_period = slurm_conf.priority_reset_period,
 		.favor_small = slurm_conf.priority_favor_small,
+		.favor_small_clamps_nodes = FW_SLURM_AT_LEAST(23, 2, 0),
 		.damp_factor = slurm_conf.fs_dampening_factor,
 		.priority_parameters = slurm_conf.priority_params,
 		.with_slurmdbd = with_slurmdbd,

@@ -103,6 +103,14 @@ static uint32_t *prio_array_for(job_record_t *job, int count) {
 #endif
 }
 
+/* The nodes the job-size factor divides by: from 23.02 the nodes that
+ * exist, not the node table's slots (multifactor, slurm-23-02-8-1). */
+#if FW_SLURM_AT_LEAST(23, 2, 0)
+#define FW_NODE_COUNT active_node_record_count
+#else
+#define FW_NODE_COUNT node_record_count
+#endif
+
 /* A job with several QOS (--qos=a,b, 24.11 and later) is queued once per
  * (partition, QOS), reading the array partition-major
  * (slurm-24-11-7-1:src/slurmctld/job_scheduler.c); the core computes one
@@ -445,7 +453,7 @@ uint32_t fw_jobs_compute_and_store(fw_held_t *held, job_record_t *job,
   fw_unlock(held, FW_ASSOCS_READ);
   partitions_t own = {0}; /* priority_p_set runs on RPC threads: nothing shared */
   partitions_of(&own, job, &in);
-  const fw_cluster_t cluster = {cluster_cpus, (uint32_t)node_record_count};
+  const fw_cluster_t cluster = {cluster_cpus, (uint32_t)FW_NODE_COUNT};
   uint32_t *partition_priorities = NULL;
   if (in.partition_count) partition_priorities = xcalloc(in.partition_count, sizeof(uint32_t));
   fw_factors_t factors;
@@ -461,7 +469,7 @@ uint32_t fw_jobs_compute_and_store(fw_held_t *held, job_record_t *job,
 void fw_jobs_gather(fw_held_t *held, fw_pass_t *pass, const fw_config_t *config, time_t now) {
   FW_REQUIRE(held, FW_READ_LOCK, FW_READ_LOCK, FW_READ_LOCK, FW_READ_LOCK);
   const bool running_too = calculate_running(config);
-  const fw_cluster_t cluster = {cluster_cpus, (uint32_t)node_record_count};
+  const fw_cluster_t cluster = {cluster_cpus, (uint32_t)FW_NODE_COUNT};
   void *const *records;
   const uint32_t *ids;
   const size_t count = fw_pass_jobs(pass, &records, &ids);
@@ -517,6 +525,29 @@ bool fw_jobs_store_slice(fw_held_t *held, fw_pass_t *pass, const fw_config_t *co
     fw_pass_store_done(pass, item.position, !changed);
   }
   return fw_pass_store_end_slice(pass);
+}
+
+/* From 25.11 sshare's FairShare column and QOS UsageThreshold read every
+ * association's fs_factor, which multifactor sets in classic and
+ * DEPTH_OBLIVIOUS modes for the associations of the jobs it holds, every
+ * pass (_set_non_fair_tree_fs_factor,
+ * slurm-25-11-7-1:src/plugins/priority/multifactor/priority_multifactor.c);
+ * Fair Tree's modes set it with the rest of fairshare. */
+void fw_jobs_set_fs_factors(fw_held_t *held, fw_pass_t *pass, const fw_config_t *config) {
+#if FW_SLURM_AT_LEAST(25, 11, 0)
+  FW_REQUIRE(held, FW_READ_LOCK, FW_NO_LOCK, FW_NO_LOCK, FW_NO_LOCK);
+  const fw_settings_t *s = fw_settings(config);
+  if (!s->calc_fairshare || s->fair_tree_shares) return;
+  void *const *records;
+  const uint32_t *ids;
+  const size_t count = fw_pass_jobs(pass, &records, &ids);
+  fw_lock(held, FW_FAIRSHARE);
+  for (size_t i = 0; i < count; ++i) {
+    slurmdb_assoc_rec_t *assoc = ((job_record_t *)records[i])->assoc_ptr;
+    if (assoc) fw_assocs_set_fs_factor(assoc, config);
+  }
+  fw_unlock(held, FW_FAIRSHARE);
+#endif
 }
 
 /* ---- sprio's partition rows, and fini ------------------------------------------------- */
