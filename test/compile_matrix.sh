@@ -10,6 +10,8 @@
 #
 # Usage: test/compile_matrix.sh [RELEASE...]   (run from the build directory)
 # Default releases: FAIRWAY_COMPILE_RELEASES, else the list below.
+# FAIRWAY_COMPILE_KEEP=DIR keeps each release's plugin as
+# DIR/RELEASE/priority_fairway.so (to load it on a cluster of that release).
 set -eu
 top=${srcdir:-.}
 releases=${*:-${FAIRWAY_COMPILE_RELEASES:-23.02.8 23.11.5 23.11.11 24.05.8 24.11.7 25.05.8 25.11.7 26.05.3}}
@@ -63,6 +65,10 @@ for release in $releases; do
     status=1; continue
   fi
   passed=$((passed + 1))
+  if [ -n "${FAIRWAY_COMPILE_KEEP:-}" ]; then
+    mkdir -p "$FAIRWAY_COMPILE_KEEP/$release"
+    cp "$dir/priority_fairway.so" "$FAIRWAY_COMPILE_KEEP/$release/"
+  fi
   echo "PASS: $release: the plugin builds without a warning and exports exactly its priority interface ($(echo $wanted | wc -w) operations); the tool's client compiles"
 done
 failed=$(( $(echo $releases | wc -w) - passed ))

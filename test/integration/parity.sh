@@ -71,6 +71,12 @@ sleep 65
 # whichever plugin computed it.
 explain_all() {
   local mode=$1 plugin=$2 id bad=0 count=0
+  # The fairway tool talks to the controller through the host's libslurm
+  # (22.05): on another release (FW_SLURM) it is not run (doc/slurm-integration.md §9).
+  if [ -n "${FW_SLURM:-}" ]; then
+    log "$mode: fairway explain not run on Slurm $FW_SLURM (the tool is built for the host's release)"
+    return
+  fi
   for id in $(squeue -h -t PD -o %i); do
     count=$((count + 1))
     if ! "$FW_TOP/fairway" explain job "$id" > "$out/$mode.$plugin.explain.$id" 2>&1; then
@@ -156,7 +162,8 @@ fi
 
 # The plugin in a process with the association manager (this cluster's saved
 # state) and no accounting connection: no crash, no decay on the first pass.
-check_no_accounting_host "$dir/c"
+# (a C program built against the host's Slurm; not on another release)
+[ -z "${FW_SLURM:-}" ] && check_no_accounting_host "$dir/c"
 
 if grep -q "priority/fairway: fairshare mode" "$dir/c/log/slurmctld.log"; then
   pass "slurmctld's log shows priority/fairway loaded"
