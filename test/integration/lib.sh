@@ -34,12 +34,17 @@ prepare_plugin_dir() {
 # a local dir there left the cluster running.
 
 # start_cluster DIR TYPE [EXTRA_CONF_FILE]
+# FW_SLURM: the Slurm release to run (scripts/cluster --slurm; default the
+# host's); its clients (DIR/bin) then come first on PATH.
 start_cluster() {
   local cdir=$1 type=$2 extra=${3:-}
-  local args=(start --dir "$cdir" --priority-type "$type" --plugin-dir "$FW_PLUGIN_DIR")
+  local args=(start --dir "$cdir" --priority-type "$type")
+  [ -n "$FW_PLUGIN_DIR" ] && args+=(--plugin-dir "$FW_PLUGIN_DIR")
   [ -n "$extra" ] && args+=(--extra-conf "$extra")
+  [ -n "${FW_SLURM:-}" ] && args+=(--slurm "$FW_SLURM")
   "$FW_CLUSTER" "${args[@]}" > "$cdir.env" || return 1
   export SLURM_CONF="$cdir/etc/slurm.conf"
+  if [ -d "$cdir/bin" ]; then export PATH="$cdir/bin:$PATH"; fi
 }
 
 stop_cluster() { "$FW_CLUSTER" stop --dir "$1" >/dev/null 2>&1 || true; }
