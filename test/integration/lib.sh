@@ -218,11 +218,12 @@ check_no_accounting_host() {
 
 # ctld_pid DIR: the pid in DIR's slurmctld pid file (empty when none).
 ctld_pid() { tr -dc '0-9' 2>/dev/null < "$1/run/slurmctld.pid"; }
-# ctld_alive PID: PID is a running (not zombie) slurmctld.
+# ctld_alive PID: PID is a running (not zombie) slurmctld (Debian's
+# slurmctld-wlm once it has re-executed itself, 23.11+).
 ctld_alive() {
   [ -n "$1" ] && case $(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) in
     Z | X | "") false ;;
-    *) [ "$(cat "/proc/$1/comm" 2>/dev/null)" = slurmctld ] ;;
+    *) case $(cat "/proc/$1/comm" 2>/dev/null) in slurmctld | slurmctld-wlm) ;; *) false ;; esac ;;
   esac
 }
 # stop_ctld DIR: stops DIR's slurmctld alone (SIGTERM, SIGKILL after 30 s);
