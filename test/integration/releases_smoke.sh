@@ -93,7 +93,9 @@ for rel in $releases; do
   for p in $pids; do alive "$p" && left="$left $p($(cat "/proc/$p/comm" 2>/dev/null))"; done
   for p in /proc/[0-9]*; do
     case $(cat "$p/comm" 2>/dev/null) in slurmstepd | slurmstepd-wlm) ;; *) continue ;; esac
-    ls -l "$p/fd" 2>/dev/null | grep -qF "$c/" && left="$left ${p#/proc/}(slurmstepd)"
+    for fd in "$p"/fd/*; do
+      case $(readlink "$fd" 2>/dev/null) in *"$c/"*) left="$left ${p#/proc/}(slurmstepd)"; break ;; esac
+    done
   done
   mounts=$(grep -lsF -e " $c " -e "$c/" /proc/[0-9]*/mountinfo | tr '\n' ' ')
   [ -z "$left" ] && [ -z "$mounts" ] && pass "$rel: stop left no process ($pids) and no mount" \
