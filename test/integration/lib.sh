@@ -34,12 +34,17 @@ prepare_plugin_dir() {
 # a local dir there left the cluster running.
 
 # start_cluster DIR TYPE [EXTRA_CONF_FILE]
+# FW_SLURM: the Slurm release to run (scripts/cluster --slurm; default the
+# host's); its clients (DIR/bin) then come first on PATH.
 start_cluster() {
   local cdir=$1 type=$2 extra=${3:-}
-  local args=(start --dir "$cdir" --priority-type "$type" --plugin-dir "$FW_PLUGIN_DIR")
+  local args=(start --dir "$cdir" --priority-type "$type")
+  [ -n "$FW_PLUGIN_DIR" ] && args+=(--plugin-dir "$FW_PLUGIN_DIR")
   [ -n "$extra" ] && args+=(--extra-conf "$extra")
+  [ -n "${FW_SLURM:-}" ] && args+=(--slurm "$FW_SLURM")
   "$FW_CLUSTER" "${args[@]}" > "$cdir.env" || return 1
   export SLURM_CONF="$cdir/etc/slurm.conf"
+  if [ -d "$cdir/bin" ]; then export PATH="$cdir/bin:$PATH"; fi
 }
 
 stop_cluster() { "$FW_CLUSTER" stop --dir "$1" >/dev/null 2>&1 || true; }
@@ -213,11 +218,12 @@ check_no_accounting_host() {
 
 # ctld_pid DIR: the pid in DIR's slurmctld pid file (empty when none).
 ctld_pid() { tr -dc '0-9' 2>/dev/null < "$1/run/slurmctld.pid"; }
-# ctld_alive PID: PID is a running (not zombie) slurmctld.
+# ctld_alive PID: PID is a running (not zombie) slurmctld (Debian's
+# slurmctld-wlm once it has re-executed itself, 23.11+).
 ctld_alive() {
   [ -n "$1" ] && case $(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) in
     Z | X | "") false ;;
-    *) [ "$(cat "/proc/$1/comm" 2>/dev/null)" = slurmctld ] ;;
+    *) case $(cat "/proc/$1/comm" 2>/dev/null) in slurmctld | slurmctld-wlm) ;; *) false ;; esac ;;
   esac
 }
 # stop_ctld DIR: stops DIR's slurmctld alone (SIGTERM, SIGKILL after 30 s);
