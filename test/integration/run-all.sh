@@ -41,9 +41,8 @@ while read -r name s _; do
 done < "$list"
 # Every NAME.sh here but lib.sh is a scenario: one missing from the list
 # (a merge that kept the file and lost its line) fails the run rather than
-# silently not running. releases_smoke and releases_live run on other Slurm
-# releases, which
-# scripts/test-all prepares and runs after this run.
+# silently not running. releases_smoke and releases_live run on other
+# Slurm releases, which scripts/test-all prepares and runs after this run.
 unlisted=()
 for f in "$here"/*.sh; do
   n=$(basename "$f" .sh)
