@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "api/api_internal.h"
+#include "priority_terms.h"
 
 namespace fairway::api {
 
@@ -111,12 +112,7 @@ void JobInputsFrom(const fw_config& config, const fw_job_input_t& job, JobInputs
 void FactorsOf(const JobPriority& result, fw_factors_t* out) {
   const PriorityFactors& w = result.weighted;
   *out = fw_factors_t{};
-  out->age = w.age;
-  out->assoc = w.assoc;
-  out->fairshare = w.fairshare;
-  out->job_size = w.job_size;
-  out->partition = w.partition;
-  out->qos = w.qos;
+  terms::CopyScalarFactors(w, out);
   out->site = w.site;
   out->nice = w.nice;
   out->tres = w.tres.empty() ? nullptr : w.tres.data();

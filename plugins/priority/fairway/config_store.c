@@ -42,15 +42,22 @@ fw_config_t *fw_config_get(void)
 	return config;
 }
 
+/* The formatted text (malloc), NULL only out of memory. Whatever length
+ * the message needs: a hostile PriorityParameters value can be kilobytes
+ * long. */
+static char *vformat(const char *format, va_list args)
+{
+	char *text = NULL;
+	if (vasprintf(&text, format, args) < 0)
+		text = NULL;
+	return text;
+}
+
 void fw_log(fw_log_level_t level, const char *format, ...)
 {
 	va_list args;
 	va_start(args, format);
-	char *line = NULL;
-	/* Whatever length the message needs: a hostile PriorityParameters
-	 * value can be kilobytes long. */
-	if (vasprintf(&line, format, args) < 0)
-		line = NULL;
+	char *line = vformat(format, args);
 	va_end(args);
 	if (line)
 		fw_log_line(level, line);
@@ -61,10 +68,7 @@ char *fw_format(const char *format, ...)
 {
 	va_list args;
 	va_start(args, format);
-	char *text = NULL;
-	if (vasprintf(&text, format, args) < 0)
-		text = NULL;
+	char *text = vformat(format, args);
 	va_end(args);
 	return text;
 }
-
