@@ -67,11 +67,11 @@ struct PassTable {
 
 // A job whose new priority differs from job->priority or priority_array:
 // the store writes it, after the boundary checked that the job did not
-// change meanwhile (fw_job_key_changed against key).
+// change meanwhile (fw_job_key_fingerprint of its key now).
 struct ChangedJob {
   uint32_t position = 0;  // in building.records
   uint32_t job_id = 0;
-  fw_job_key_t key{};
+  uint64_t key_fingerprint = 0;
   // Where the job's record, details and factors were during the gather:
   // addresses for the store to prefetch, never read through (the job may
   // be gone by then; the store finds it by id).
@@ -243,7 +243,7 @@ void AppendRecord(const fw_job_input_t& job, PassRecord r, bool priority_changed
                   const void* record, const void* details, const void* factors, fw_pass* b) {
   if (priority_changed) {
     b->changed.push_back(ChangedJob{static_cast<uint32_t>(b->building.records.size()), job.job_id,
-                                    job.key, record, details, factors});
+                                    fw_job_key_fingerprint(&job.key), record, details, factors});
     r.awaiting_store = true;
   }
   b->job_ids.push_back(job.job_id);
@@ -471,7 +471,7 @@ bool fw_pass_store_next(fw_pass_t* pass, fw_store_item_t* item) {
   *item = fw_store_item_t{};
   item->job_id = changed.job_id;
   item->position = changed.position;
-  item->key = changed.key;
+  item->key_fingerprint = changed.key_fingerprint;
   api::StoredOf(r, t, &item->factors);
   const size_t ahead = b.next_to_store + api::kPrefetchStoresAhead;
   if (ahead < b.slice_end) {
@@ -493,19 +493,34 @@ void fw_pass_store_done(fw_pass_t* pass, uint32_t position, bool stored_from_pas
   }
 }
 
-bool fw_job_key_changed(const fw_job_key_t* gathered, const fw_job_key_t* now) {
-  if (!gathered || !now) return true;
+uint64_t fw_job_key_fingerprint(const fw_job_key_t* key) {
+  if (!key) return 0;
   // Field by field: what must not have changed between computing and
   // storing for a computed priority to still be right. Anything else a job
   // update changes goes through priority_p_set, which recomputes under the
-  // caller's lock.
-  return gathered->job_state != now->job_state || gathered->priority != now->priority ||
-         gathered->direct_set_prio != now->direct_set_prio || gathered->nice != now->nice ||
-         gathered->site_factor != now->site_factor || gathered->time_limit != now->time_limit ||
-         gathered->total_cpus != now->total_cpus || gathered->min_nodes != now->min_nodes ||
-         gathered->accrue_time != now->accrue_time || gathered->part != now->part ||
-         gathered->part_list != now->part_list || gathered->qos != now->qos ||
-         gathered->assoc != now->assoc;
+  // caller's lock. Each field is mixed in with splitmix64's finaliser, so
+  // that a change of any bit of any field changes the result.
+  uint64_t h = 0;
+  const auto mix = [&h](uint64_t v) {
+    uint64_t z = h + v + 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    h = z ^ (z >> 31);
+  };
+  mix(key->job_state);
+  mix(key->priority);
+  mix(key->direct_set_prio);
+  mix(key->nice);
+  mix(key->site_factor);
+  mix(key->time_limit);
+  mix(key->total_cpus);
+  mix(key->min_nodes);
+  mix(static_cast<uint64_t>(key->accrue_time));
+  mix(reinterpret_cast<uintptr_t>(key->part));
+  mix(reinterpret_cast<uintptr_t>(key->part_list));
+  mix(reinterpret_cast<uintptr_t>(key->qos));
+  mix(reinterpret_cast<uintptr_t>(key->assoc));
+  return h;
 }
 
 bool fw_pass_store_end_slice(fw_pass_t* pass) {
@@ -514,7 +529,11 @@ bool fw_pass_store_end_slice(fw_pass_t* pass) {
   b.slice_open = false;
   if (!b.pass_in_progress) return true;
   if (b.next_to_store < b.changed.size()) return false;
+  // Needed only from the gather to the end of the store. After a restart
+  // every pending job changes once; a list that large is given back rather
+  // than kept for passes that change a few slices' worth.
   b.changed.clear();
+  ReleaseIfOversized(&b.changed, api::kStoredJobsPerHold);
   b.next_to_store = 0;
   b.storing = false;
   b.pass_in_progress = false;

@@ -465,7 +465,7 @@ void fw_pass_end_gather(fw_pass_t *pass);
 typedef struct {
   uint32_t job_id;
   uint32_t position;   /* for fw_pass_store_done */
-  fw_job_key_t key;    /* as gathered */
+  uint64_t key_fingerprint; /* fw_job_key_fingerprint of the key as gathered */
   fw_factors_t factors; /* the computed result (pointers valid until the slice ends) */
   /* Addresses of a job a few items ahead, to prefetch (may be NULL). */
   const void *ahead_record, *ahead_details, *ahead_factors;
@@ -475,8 +475,12 @@ bool fw_pass_store_next(fw_pass_t *pass, fw_store_item_t *item);
 /* stored_from_pass: the item's factors were stored; false when the job was
  * gone, ineligible, or recomputed on the spot (its own newer factors win). */
 void fw_pass_store_done(fw_pass_t *pass, uint32_t position, bool stored_from_pass);
-/* Whether the job changed since it was gathered. */
-bool fw_job_key_changed(const fw_job_key_t *gathered, const fw_job_key_t *now);
+/* A 64-bit fingerprint of every field of key: equal keys give equal
+ * fingerprints, and a key that changed between the gather and the store
+ * gives another one but with a chance of 2^-64. The store compares
+ * fingerprints rather than keep a whole key per changed job (8 bytes
+ * instead of 72, for up to every pending job after a restart). */
+uint64_t fw_job_key_fingerprint(const fw_job_key_t *key);
 /* True when every changed job is stored: the table is then published for
  * sprio. The pass's statistics, for its log line: fw_pass_stats. */
 bool fw_pass_store_end_slice(fw_pass_t *pass);

@@ -7,6 +7,7 @@
 #include <map>
 #include <numeric>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "api/fairway_api.h"
@@ -350,7 +351,7 @@ TEST(ApiPass, FindsGathersStoresAndPublishes) {
     for (size_t k = 0; k < slice.size(); ++k) {
       const fw_store_item_t& it = slice[k];
       const Job& job = *static_cast<const Job*>(JobsById()[it.job_id]);
-      EXPECT_FALSE(fw_job_key_changed(&it.key, &job.in.key));
+      EXPECT_EQ(it.key_fingerprint, fw_job_key_fingerprint(&job.in.key));
       // The factors are the job's priority computed alone.
       const JobPriority e = ComputeJobPriority(CoreInputs(job.in, p), p, ClusterInputs{256, 16}, kNow);
       ExpectSameFactors(e, it.factors);
@@ -365,7 +366,7 @@ TEST(ApiPass, FindsGathersStoresAndPublishes) {
       // its own factors win.
       fw_job_key_t now = job.in.key;
       if (it.job_id == 150) now.nice += 10;
-      const bool changed = fw_job_key_changed(&it.key, &now);
+      const bool changed = fw_job_key_fingerprint(&now) != it.key_fingerprint;
       EXPECT_EQ(changed, it.job_id == 150);
       fw_pass_store_done(pass, it.position, !changed);
     }
@@ -455,3 +456,47 @@ TEST(ApiPass, NoChangedJobFinishesAtOnce) {
 
 }  // namespace
 }  // namespace fairway::test
+
+// The store's check that a job did not change since the gather: every field
+// of the key, changed alone, gives another fingerprint; equal keys the same.
+TEST(ApiPass, KeyFingerprintSeesEveryField) {
+  fw_job_key_t base{};
+  base.job_state = 0;
+  base.priority = 1000;
+  base.nice = 0x80000000u;
+  base.site_factor = 0x80000000u;
+  base.time_limit = 60;
+  base.total_cpus = 4;
+  base.min_nodes = 1;
+  base.accrue_time = 1700000000;
+  int anchor[4];
+  base.part = &anchor[0];
+  base.part_list = &anchor[1];
+  base.qos = &anchor[2];
+  base.assoc = &anchor[3];
+  const uint64_t f = fw_job_key_fingerprint(&base);
+  fw_job_key_t same = base;
+  EXPECT_EQ(fw_job_key_fingerprint(&same), f);
+  const std::vector<void (*)(fw_job_key_t*)> changes = {
+      [](fw_job_key_t* k) { k->job_state = 1; },
+      [](fw_job_key_t* k) { k->priority += 1; },
+      [](fw_job_key_t* k) { k->direct_set_prio = 1; },
+      [](fw_job_key_t* k) { k->nice += 1; },
+      [](fw_job_key_t* k) { k->site_factor -= 1; },
+      [](fw_job_key_t* k) { k->time_limit += 1; },
+      [](fw_job_key_t* k) { k->total_cpus += 1; },
+      [](fw_job_key_t* k) { k->min_nodes += 1; },
+      [](fw_job_key_t* k) { k->accrue_time += 1; },
+      [](fw_job_key_t* k) { k->part = nullptr; },
+      [](fw_job_key_t* k) { k->part_list = nullptr; },
+      [](fw_job_key_t* k) { k->qos = nullptr; },
+      [](fw_job_key_t* k) { k->assoc = nullptr; },
+      // Two fields swapped: the order of the fields counts.
+      [](fw_job_key_t* k) { std::swap(k->nice, k->priority); },
+  };
+  for (size_t i = 0; i < changes.size(); ++i) {
+    fw_job_key_t changed = base;
+    changes[i](&changed);
+    EXPECT_NE(fw_job_key_fingerprint(&changed), f) << "change " << i;
+  }
+}

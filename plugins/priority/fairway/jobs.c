@@ -509,7 +509,7 @@ bool fw_jobs_store_slice(fw_held_t *held, fw_pass_t *pass, const fw_config_t *co
     }
     fw_job_key_t key;
     key_of(job, &key);
-    const bool changed = fw_job_key_changed(&item.key, &key);
+    const bool changed = fw_job_key_fingerprint(&key) != item.key_fingerprint;
     uint32_t priority = item.factors.priority;
     if (changed) {
       priority = fw_jobs_compute_and_store(held, job, config, now); /* its own factors win */
