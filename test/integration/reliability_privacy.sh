@@ -27,8 +27,7 @@ c=$dir/c
 trap 'stop_cluster "$c"; rm -rf "$FW_PLUGIN_DIR"; [ -n "${FW_KEEP:-}" ] || rm -rf "$dir"' EXIT
 prepare_plugin_dir || exit 1
 mkdir -p "$c" "$dir/out"
-chmod 755 "$FW_TOP/fairway" 2>/dev/null
-FAIRWAY="$FW_TOP/fairway"
+chmod 755 "$FAIRWAY" 2>/dev/null
 
 as() {  # as USER CMD...: root runs it directly
   local u=$1; shift
