@@ -43,7 +43,7 @@ lane() {
 }
 
 k=0
-pids=() names=()
+pids=()
 for r in $releases; do
   so=$plugins/$r/priority_fairway.so
   if [ ! -f "$so" ]; then echo "FAIL: $r: no plugin built for it at $so" > "$logs/$r.0.log"; continue; fi
