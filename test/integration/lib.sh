@@ -8,6 +8,10 @@
 FW_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 FW_CLUSTER="$FW_TOP/scripts/cluster"
 FW_PLUGIN_DIR=${FW_PLUGIN_DIR:-}
+# The fairway tool the scenarios run: FW_TOOL, the one built for the
+# release a scenario runs on (FW_SLURM; test/release_tool.sh), else this
+# build's, which links the host's libslurm.
+FAIRWAY=${FW_TOOL:-$FW_TOP/fairway}
 FW_FAILURES=0
 FW_PASSES=0
 

@@ -14,7 +14,6 @@ dir=$(mktemp -d /tmp/fairway-modes.XXXXXX)
 chmod 755 "$dir"
 trap 'stop_cluster "$dir/c"; rm -rf "$FW_PLUGIN_DIR"' EXIT
 prepare_plugin_dir || exit 1
-FAIRWAY="$FW_TOP/fairway"
 
 user_fairshare() {  # account user -> FairShare column
   sshare -n -P -A "$1" -u "$2" -o account,user,fairshare | awk -F'|' -v u="$2" '$2==u{print $3}'

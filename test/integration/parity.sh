@@ -71,15 +71,15 @@ sleep 65
 # whichever plugin computed it.
 explain_all() {
   local mode=$1 plugin=$2 id bad=0 count=0
-  # The fairway tool talks to the controller through the host's libslurm
-  # (22.05): on another release (FW_SLURM) it is not run (doc/slurm-integration.md §9).
-  if [ -n "${FW_SLURM:-}" ]; then
-    log "$mode: fairway explain not run on Slurm $FW_SLURM (the tool is built for the host's release)"
+  # The tool speaks its libslurm's release: on another release (FW_SLURM)
+  # only the one built for it (FW_TOOL, test/release_tool.sh) can run.
+  if [ -n "${FW_SLURM:-}" ] && [ -z "${FW_TOOL:-}" ]; then
+    fail "$mode: no fairway tool built for Slurm $FW_SLURM (FW_TOOL)"
     return
   fi
   for id in $(squeue -h -t PD -o %i); do
     count=$((count + 1))
-    if ! "$FW_TOP/fairway" explain job "$id" > "$out/$mode.$plugin.explain.$id" 2>&1; then
+    if ! "$FAIRWAY" explain job "$id" > "$out/$mode.$plugin.explain.$id" 2>&1; then
       bad=$((bad + 1))
       sed -n '/MISMATCH/p' "$out/$mode.$plugin.explain.$id" | head -5
     fi

@@ -1,39 +1,80 @@
 #!/bin/bash
 # Fairway live on other Slurm releases, each against that release's own
-# multifactor: for every RELEASE given (default 24.11.5 26.05.3), at the
-# same time (one lane each, own ports), the smoke scenario with
-# priority/fairway (releases_smoke.sh) and then the parity scenario
-# (parity.sh with FW_SLURM). The plugin for RELEASE is
-# $FAIRWAY_RELEASE_PLUGINS/RELEASE/priority_fairway.so (test/compile_matrix.sh
-# with FAIRWAY_COMPILE_KEEP builds them); the release must be runnable
-# (scripts/slurm-release RELEASE). Ends with "N passed, M failed".
+# multifactor: for every RELEASE given (default 24.11.5 26.05.3), the
+# scenarios below with FW_SLURM=RELEASE, all at the same time, each lane on
+# its own ports (FAIRWAY_PORT_BASE + 1000 x lane, as run-all.sh):
+#   1. the smoke scenario with priority/fairway (releases_smoke.sh), then
+#      parity.sh (sprio/sshare/scontrol/squeue identical to multifactor,
+#      `fairway explain job` of every pending job);
+#   2. limits.sh (GrpTRESMins, GrpTRESRunMins and, 24.05+, QOS
+#      MaxTRESRunMinsPerUser, under both plugins), then
+#      reliability_privacy.sh (sprio, sshare, `fairway explain` run by
+#      plain users, under both plugins);
+#   3. modes.sh (ranged and planned use, `fairway explain`, restart);
+#   4. reliability_crash.sh with FW_CRASH_ITERATIONS=2 and
+#      FW_CRASH_PLANNED_ITERATIONS=1 (slurmctld killed and restarted
+#      with a job running; a subset of the host's 3 + 2).
+# The plugin for RELEASE is $FAIRWAY_RELEASE_PLUGINS/RELEASE/
+# priority_fairway.so (test/compile_matrix.sh with FAIRWAY_COMPILE_KEEP);
+# the fairway tool for it is linked first (test/release_tool.sh, FW_TOOL);
+# the release must be runnable (scripts/slurm-release RELEASE). Prints each
+# lane's log and wall time; ends with "N passed, M failed".
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
 plugins=${FAIRWAY_RELEASE_PLUGINS:-/var/tmp/fairway-release-plugins}
 releases=${*:-24.11.5 26.05.3}
 base=${FAIRWAY_PORT_BASE:-16817}
 logs=$(mktemp -d /tmp/fairway-releases-live.XXXXXX)
-lane=0
+chmod 755 "$logs"
+lanes=("releases_smoke parity" "limits reliability_privacy" "modes" "reliability_crash")
+t0=$SECONDS
+
+# lane RELEASE SCENARIO...: the scenarios one after another.
+lane() {
+  local r=$1 s; shift
+  for s in "$@"; do
+    case $s in
+      releases_smoke) FW_IT_RELEASES=$r FW_IT_PRIORITY_TYPE=priority/fairway "$here/releases_smoke.sh" ;;
+      reliability_crash) FW_SLURM=$r FW_CRASH_ITERATIONS=2 FW_CRASH_PLANNED_ITERATIONS=1 "$here/$s.sh" ;;
+      *) FW_SLURM=$r "$here/$s.sh" ;;
+    esac
+  done
+}
+
+k=0
 pids=()
 for r in $releases; do
-  lane=$((lane + 1))
   so=$plugins/$r/priority_fairway.so
-  (
-    export FAIRWAY_PORT_BASE=$((base + 1000 * lane)) FW_PLUGIN_SO=$so
-    [ -f "$so" ] || { echo "FAIL: $r: no plugin built for it at $so"; exit 1; }
-    FW_IT_RELEASES=$r FW_IT_PRIORITY_TYPE=priority/fairway "$here/releases_smoke.sh"
-    FW_SLURM=$r "$here/parity.sh"
-  ) > "$logs/$r.log" 2>&1 &
-  pids+=($!)
+  if [ ! -f "$so" ]; then echo "FAIL: $r: no plugin built for it at $so" > "$logs/$r.0.log"; continue; fi
+  if ! tool=$(cd "$top" && test/release_tool.sh "$r" "$logs/tool-$r" 2> "$logs/tool-$r.err"); then
+    { echo "FAIL: $r: the fairway tool could not be linked with its libslurm:"; cat "$logs/tool-$r.err"; } > "$logs/$r.0.log"
+    continue
+  fi
+  for i in "${!lanes[@]}"; do
+    k=$((k + 1))
+    (
+      export FAIRWAY_PORT_BASE=$((base + 1000 * k)) FW_PLUGIN_SO=$so FW_TOOL=$tool
+      s0=$SECONDS
+      # shellcheck disable=SC2086  # the lane's scenario names
+      lane "$r" ${lanes[i]}
+      echo "(lane ${lanes[i]}: $((SECONDS - s0)) s)"
+    ) > "$logs/$r.$((i + 1)).log" 2>&1 &
+    pids+=($!)
+  done
 done
 for p in "${pids[@]}"; do wait "$p"; done
 passed=0 failed=0
 for r in $releases; do
   echo "--- Slurm $r"
-  cat "$logs/$r.log"
-  p=$(grep -c '^PASS:' "$logs/$r.log"); f=$(grep -c '^FAIL:' "$logs/$r.log")
-  passed=$((passed + p)); failed=$((failed + f))
+  for f in "$logs/$r".*.log; do
+    [ -f "$f" ] || continue
+    cat "$f"
+    p=$(grep -c '^PASS:' "$f"); n=$(grep -c '^FAIL:' "$f")
+    passed=$((passed + p)); failed=$((failed + n))
+  done
 done
 rm -rf "$logs"
+echo "(releases_live: $((SECONDS - t0)) s)"
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ] && [ "$passed" -gt 0 ]

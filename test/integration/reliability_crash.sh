@@ -33,11 +33,10 @@ prepare_plugin_dir || exit 1
 c=$dir/c
 mkdir -p "$c"
 
-ctld_pid() { tr -dc '0-9' < "$c/run/slurmctld.pid" 2>/dev/null; }
 kill_ctld() {
   local pid
-  pid=$(ctld_pid)
-  [ -n "$pid" ] && [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = slurmctld ] || return 1
+  pid=$(ctld_pid "$c")
+  ctld_alive "$pid" || return 1
   kill -KILL "$pid"
   for _ in $(seq 50); do
     case $(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null) in Z | X | "") return 0 ;; esac

@@ -27,8 +27,7 @@ c=$dir/c
 trap 'stop_cluster "$c"; rm -rf "$FW_PLUGIN_DIR"; [ -n "${FW_KEEP:-}" ] || rm -rf "$dir"' EXIT
 prepare_plugin_dir || exit 1
 mkdir -p "$c" "$dir/out"
-chmod 755 "$FW_TOP/fairway" 2>/dev/null
-FAIRWAY="$FW_TOP/fairway"
+chmod 755 "$FAIRWAY" 2>/dev/null
 
 as() {  # as USER CMD...: root runs it directly
   local u=$1; shift
@@ -199,11 +198,21 @@ for setting in none jobs,usage; do
     [ "$rc" = rc=0 ] && pass "PrivateData=none: fwuser1 explains fwuser2's job" \
       || { fail "PrivateData=none: fwuser1 cannot explain fwuser2's job ($rc)"; head -5 "$dir/out/$setting.explain.fwuser1.other"; }
   else
-    # The refusal sprio gives (its words), with the tool's exit 3.
+    # The refusal sprio gives (its words), with the tool's exit 3. From
+    # 24.05 slurmctld answers sprio with every job the user may see and
+    # sprio filters by id itself (slurm-24-11-5-1:src/sprio/filter.c;
+    # multifactor's list, slurm-24-11-5-1:src/plugins/priority/multifactor/
+    # priority_multifactor.c, hides others' jobs as Fairway's does), so
+    # there sprio's refusal is its header and no row.
     refusal="Unable to find jobs matching user/id(s) specified"
     sprio_says=$(as fwuser1 sprio -j "${job[fwuser2]}" 2>&1)
+    sprio_refuses=no
+    if [ "$sprio_says" = "$refusal" ]; then sprio_refuses=yes
+    elif [ "$(printf '%s\n24.05.0\n' "$(scontrol show config | awk '$1 == "SLURM_VERSION" {print $3}')" | sort -V | head -1)" = 24.05.0 ] \
+      && [ "$(printf '%s\n' "$sprio_says" | wc -l)" = 1 ] && [[ $sprio_says == *JOBID*PRIORITY* ]]; then sprio_refuses=yes
+    fi
     if [ "$rc" = rc=3 ] && grep -qF "$refusal" "$dir/out/$setting.explain.fwuser1.other" \
-       && [ "$sprio_says" = "$refusal" ]; then
+       && [ $sprio_refuses = yes ]; then
       pass "PrivateData=jobs: explain of fwuser2's job refused as sprio refuses it ($rc: $(grep -v '^rc=' "$dir/out/$setting.explain.fwuser1.other" | head -1 | cut -c1-120))"
     else
       fail "PrivateData=jobs: explain of fwuser2's job: $rc, sprio says '$sprio_says'"; cat "$dir/out/$setting.explain.fwuser1.other"

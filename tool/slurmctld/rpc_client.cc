@@ -48,6 +48,16 @@ void ForEach(list_t* list, F f) {
 
 std::string Str(const char* s) { return s ? s : ""; }
 
+// libslurm's own set-up (configuration, auth and hash plugins), once,
+// before the first RPC: from 23.02 a client that skips it dies in the
+// first call ("No hash plugins loaded. Was slurm_init() called ...").
+void InitSlurm() {
+  static bool done = false;
+  if (done) return;
+  slurm_init(nullptr);
+  done = true;
+}
+
 std::string UserName(uint32_t uid) {
   struct passwd pw, *result = nullptr;
   char buffer[4096];
@@ -94,6 +104,7 @@ std::vector<uint64_t> ParseTresString(const std::string& text,
 }
 
 bool LoadControllerState(ControllerState* state, std::string* error) {
+  InitSlurm();
   slurm_conf_t* conf = nullptr;
   if (slurm_load_ctl_conf(0, &conf) != SLURM_SUCCESS) {
     *error = SlurmError("cannot load the controller's configuration");
@@ -245,6 +256,7 @@ bool LoadControllerState(ControllerState* state, std::string* error) {
 
 bool LoadJobs(std::vector<ControllerJob>* jobs, const std::vector<std::string>& tres_names,
               std::string* error) {
+  InitSlurm();
   job_info_msg_t* msg = nullptr;
   if (slurm_load_jobs(0, &msg, SHOW_ALL | SHOW_DETAIL) != SLURM_SUCCESS) {
     *error = SlurmError("cannot load jobs");
@@ -283,6 +295,7 @@ bool LoadJobs(std::vector<ControllerJob>* jobs, const std::vector<std::string>& 
 }
 
 bool LoadFactors(std::vector<ControllerFactors>* factors, std::string* error) {
+  InitSlurm();
   priority_factors_response_msg_t* resp = nullptr;
   factors->clear();
 #if FW_SLURM_AT_LEAST(23, 2, 0)  // sprio's filters moved to the client
