@@ -70,6 +70,13 @@ uint32_t PriorityFromSum(double sum, bool* clamped) {
   return static_cast<uint32_t>(static_cast<uint64_t>(sum));
 }
 
+double PairQosFactor(const QosInputs& qos, double job_weighted_qos, const Params& params) {
+  if (!qos.priority || !params.weight_qos) return job_weighted_qos;
+  const double factor = (params.flags & kFlagNoNormalQos) ? static_cast<double>(qos.priority)
+                                                          : qos.norm_priority;
+  return factor * static_cast<double>(params.weight_qos);
+}
+
 uint32_t PriorityAfterIncrOnly(uint32_t computed, uint32_t previous, const Params& params) {
   if ((params.flags & kFlagIncrOnly) && previous > computed) return previous;
   return computed;
@@ -126,24 +133,37 @@ void ComputeJobPriorityInto(const JobInputs& job, const Params& params,
   out.priority = PriorityFromSum(out.sum, &out.clamped);
 
   // Multi-partition jobs: the same terms with each partition's own partition
-  // and TRES factors; INCR_ONLY keeps an entry from going down.
+  // and TRES factors; a job with several QOS, with each QOS's own QOS
+  // factor too, for every (partition, QOS) pair, partition-major. INCR_ONLY
+  // keeps an entry from going down.
+  const bool several_qos = !job.qos_list.empty();
+  const size_t partitions = !job.partition_list.empty() ? job.partition_list.size()
+                            : several_qos                ? 1
+                                                         : 0;
   static thread_local std::vector<double> part_tres_weighted;
-  for (size_t p = 0; p < job.partition_list.size(); ++p) {
-    const PartitionInputs& part = job.partition_list[p];
+  for (size_t p = 0; p < partitions; ++p) {
+    const PartitionInputs* part =
+        !job.partition_list.empty() ? &job.partition_list[p] : job_part;
     double part_tres = 0.0;
     if (!params.weight_tres.empty()) {
-      part_tres = Sane(TresTerms(job, &part, params, nullptr, &part_tres_weighted), &had_nan);
+      part_tres = Sane(TresTerms(job, part, params, nullptr, &part_tres_weighted), &had_nan);
     }
-    const double sum = terms::PartitionPrioritySum(
-        weighted, PartitionFactor(part, params) * static_cast<double>(params.weight_partition),
-        part_tres, w.site, w.nice);
-    bool clamped = false;
-    uint32_t value = PriorityFromSum(sum, &clamped);
-    out.clamped = out.clamped || clamped;
-    uint32_t previous = p < job.previous_partition_priorities.size()
-                            ? job.previous_partition_priorities[p]
-                            : 0;
-    out.partition_priorities.push_back(PriorityAfterIncrOnly(value, previous, params));
+    const double part_weighted =
+        part ? PartitionFactor(*part, params) * static_cast<double>(params.weight_partition) : 0.0;
+    const size_t qos_count = several_qos ? job.qos_list.size() : 1;
+    for (size_t q = 0; q < qos_count; ++q) {
+      terms::ScalarFactors pair = weighted;
+      if (several_qos) pair.qos = Sane(PairQosFactor(job.qos_list[q], w.qos, params), &had_nan);
+      const double sum = terms::PartitionPrioritySum(pair, part_weighted, part_tres, w.site, w.nice);
+      bool clamped = false;
+      const uint32_t value = PriorityFromSum(sum, &clamped);
+      out.clamped = out.clamped || clamped;
+      const size_t index = out.partition_priorities.size();
+      const uint32_t previous = index < job.previous_partition_priorities.size()
+                                    ? job.previous_partition_priorities[index]
+                                    : 0;
+      out.partition_priorities.push_back(PriorityAfterIncrOnly(value, previous, params));
+    }
   }
   out.had_nan = had_nan;
 }

@@ -4,7 +4,10 @@
 // slurm-22-05-8-1:src/plugins/priority/multifactor/priority_multifactor.c):
 // age, association, fairshare, job size, partition, QOS, site, nice and
 // per-TRES factors; weights; truncation toward zero; floor 1 (0 means held);
-// clamp to 2^32 - 1; per-partition priorities for multi-partition jobs.
+// clamp to 2^32 - 1; per-partition priorities for multi-partition jobs,
+// and from Slurm 24.11 per (partition, QOS) priorities for jobs submitted
+// with several QOS (_priority_each_partition and _priority_each_qos in
+// slurm-24-11-5-1:src/plugins/priority/multifactor/priority_multifactor.c).
 // Pure; the caller supplies "now".
 #ifndef FAIRWAY_JOB_PRIORITY_H_
 #define FAIRWAY_JOB_PRIORITY_H_
@@ -27,6 +30,12 @@ struct PartitionInputs {
   std::vector<uint64_t> tres_cnt;  // partition TRES totals; empty = none
 };
 
+// One QOS of a job submitted with several (--qos=a,b).
+struct QosInputs {
+  uint32_t priority = 0;
+  double norm_priority = 0;
+};
+
 struct JobInputs {
   uint32_t job_id = 0;
   bool has_details = true;
@@ -45,7 +54,13 @@ struct JobInputs {
   uint32_t time_limit_min = kNoVal;  // NO_VAL = the partition's MaxTime
   std::optional<PartitionInputs> partition;     // the job's current part_ptr
   std::vector<PartitionInputs> partition_list;  // multi-partition jobs, tier order
-  std::vector<uint32_t> previous_partition_priorities;  // for INCR_ONLY
+  // A job with several QOS, in the job's order (slurmctld sorts it by QOS
+  // priority, descending); empty otherwise. has_qos/qos_* stay the job's
+  // current QOS (qos_ptr), which the job's own priority reads.
+  std::vector<QosInputs> qos_list;
+  // The job's current entries (for INCR_ONLY), indexed as
+  // partition_priorities.
+  std::vector<uint32_t> previous_partition_priorities;
   uint32_t site_factor = kNiceOffset;  // biased by kNiceOffset
   uint32_t nice = kNiceOffset;         // biased by kNiceOffset
   std::vector<uint64_t> tres_alloc;    // empty = not allocated
@@ -73,7 +88,12 @@ struct JobPriority {
   uint32_t priority = 1;     // the job's priority (current partition)
   bool clamped = false;      // the sum exceeded 2^32 - 1
   bool had_nan = false;      // a degenerate factor was replaced by 0
-  std::vector<uint32_t> partition_priorities;  // per partition_list entry
+  // What the scheduler indexes (priority_array): one per partition_list
+  // entry; for a job with a qos_list one per (partition, QOS) pair,
+  // partition-major (the partitions are partition_list, or the job's
+  // partition alone when the list is empty), as
+  // slurm-24-11-5-1:src/slurmctld/job_scheduler.c indexes it.
+  std::vector<uint32_t> partition_priorities;
 };
 
 // Computes the factors and the priority. A job without details gets
@@ -98,6 +118,11 @@ void ComputeJobPriorityInto(const JobInputs& job, const Params& params,
 // partition's weighted partition factor.
 double SprioPartitionRow(const JobInputs& job, const PartitionInputs& part, const Params& params,
                          double* row_tres, size_t row_tres_cnt);
+
+// The weighted QOS factor of one (partition, QOS) pair and of sprio's row
+// for it: the QOS's own when it has a priority and the QOS weight is set,
+// else the job's (job_weighted_qos), as multifactor 24.11 does.
+double PairQosFactor(const QosInputs& qos, double job_weighted_qos, const Params& params);
 
 // The count of TRES i that the priority uses: allocated (unless
 // NO_CONSUME), or requested before allocation; 0 when neither array has it.

@@ -83,6 +83,9 @@ double FairshareFactorOf(const fw_config& config, const fw_job_input_t& job);
 void JobInputsFrom(const fw_config& config, const fw_job_input_t& job, JobInputs* in,
                    const void** filled_from);
 
+// fw_priority_count: the entries of the job's priority_array.
+uint32_t PriorityCount(const fw_job_input_t& job);
+
 // What is stored for a job: result's weighted factors and partition
 // priorities, with pointers into result.
 void FactorsOf(const JobPriority& result, fw_factors_t* out);

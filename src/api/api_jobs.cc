@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Job priorities through the C interface: a job snapshot made the core's
 // JobInputs (as the C++ plugin's GatherJobInputs made them from a job
-// record), one job's priority, sprio's partition rows, and INCR_ONLY.
+// record), one job's priority, sprio's partition and QOS rows, and
+// INCR_ONLY.
 #include <algorithm>
 #include <cstring>
 #include <numeric>
@@ -103,10 +104,24 @@ void JobInputsFrom(const fw_config& config, const fw_job_input_t& job, JobInputs
     in->partition_list.resize(order.size());
     for (size_t i = 0; i < order.size(); ++i) {
       FillPartition(*job.partitions[order[i]], config, &in->partition_list[i]);
-      // priority_array is indexed by the sorted position.
-      in->previous_partition_priorities.push_back(job.priority_array ? job.priority_array[i] : 0);
     }
   }
+  in->qos_list.resize(job.qos_list ? job.qos_count : 0);
+  for (size_t q = 0; q < in->qos_list.size(); ++q) {
+    in->qos_list[q] = QosInputs{job.qos_list[q].priority, job.qos_list[q].norm_priority};
+  }
+  // priority_array is indexed by the sorted partition's position (and the
+  // QOS's within it).
+  if (job.priority_array) {
+    const uint32_t count = PriorityCount(job);
+    in->previous_partition_priorities.assign(job.priority_array, job.priority_array + count);
+  }
+}
+
+uint32_t PriorityCount(const fw_job_input_t& job) {
+  const uint32_t partitions = job.partitions ? job.partition_count : 0;
+  if (!job.qos_list || !job.qos_count) return partitions;
+  return (partitions ? partitions : 1) * job.qos_count;
 }
 
 void FactorsOf(const JobPriority& result, fw_factors_t* out) {
@@ -168,6 +183,10 @@ void fw_job_priority(const fw_config_t* config, const fw_job_input_t* job,
   }
 }
 
+uint32_t fw_priority_count(const fw_job_input_t* job) {
+  return job ? api::PriorityCount(*job) : 0;
+}
+
 void fw_partition_order(const fw_partition_input_t* const* partitions, uint32_t count,
                         uint32_t* order) {
   if (!order) return;
@@ -197,6 +216,13 @@ double fw_sprio_partition_row(const fw_config_t* config, const fw_job_input_t* j
     ReportException(config, "fw_sprio_partition_row");
   }
   return 0;
+}
+
+double fw_sprio_qos_row(const fw_config_t* config, const fw_qos_input_t* qos,
+                        double job_weighted_qos) {
+  if (!config || !qos) return job_weighted_qos;
+  return PairQosFactor(QosInputs{qos->priority, qos->norm_priority}, job_weighted_qos,
+                       config->params);
 }
 
 double fw_job_fairshare_factor(const fw_config_t* config, const fw_job_input_t* job) {

@@ -21,8 +21,8 @@ namespace {
 
 // One job's computed result, kept compact: one per pending job (tens of
 // thousands) in the table sprio reads, and in the one a pass fills while it
-// runs, so the TRES values and the partition priorities of multi-partition
-// jobs live in a parallel array and a shared arena rather than in the
+// runs, so the TRES values and the priorities of multi-partition and
+// multi-QOS jobs live in a parallel array and a shared arena rather than in the
 // record (64 bytes); the job id is kept only in the index, and with the
 // gathered key for the jobs the store will touch.
 struct PassRecord {
@@ -199,7 +199,7 @@ bool JobPriorityChanged(const fw_job_input_t& job, uint32_t priority, const Para
 // sprio shows are served from the pass's table, see fw_pass_factors.)
 bool PriorityChanged(const fw_job_input_t& job, const JobPriority& result, const Params& params) {
   if (JobPriorityChanged(job, result.priority, params)) return true;
-  if (job.partitions && !result.partition_priorities.empty()) {
+  if (PriorityCount(job) && !result.partition_priorities.empty()) {
     if (!job.priority_array) return true;
     for (size_t i = 0; i < result.partition_priorities.size(); ++i) {
       if (job.priority_array[i] != result.partition_priorities[i]) return true;
@@ -283,7 +283,9 @@ void Add(fw_pass* b, const fw_job_input_t& job, const void* record, const void* 
   // Single-partition jobs (nearly all) take the flat path: their inputs in
   // one fixed-size record, no vectors to fill, only the weighted TRES.
   // It gives the general path's results bit for bit (flat_priority.h).
-  if (b->flat_path && !job.partitions) {
+  // A job with several QOS has one priority per (partition, QOS) pair: the
+  // general path.
+  if (b->flat_path && !job.partitions && !job.qos_list) {
     FlatJobFrom(config, job, &b->flat_partitions, &b->flat_job);
     ComputeFlatPriority(b->flat_job, b->flat_weights, b->cluster, b->now, &b->flat_result);
     const FlatResult& f = b->flat_result;
@@ -520,6 +522,7 @@ uint64_t fw_job_key_fingerprint(const fw_job_key_t* key) {
   mix(reinterpret_cast<uintptr_t>(key->part_list));
   mix(reinterpret_cast<uintptr_t>(key->qos));
   mix(reinterpret_cast<uintptr_t>(key->assoc));
+  mix(reinterpret_cast<uintptr_t>(key->qos_list));
   return h;
 }
 

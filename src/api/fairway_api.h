@@ -347,13 +347,22 @@ typedef struct {
   const uint64_t *tres_cnt; /* the configuration's tres_cnt totals, or NULL */
 } fw_partition_input_t;
 
+/* One QOS of a job submitted with several (--qos=a,b, Slurm 24.11 and
+ * later). */
+typedef struct {
+  const void *key; /* the QOS record */
+  uint32_t priority;
+  double norm_priority;
+} fw_qos_input_t;
+
 /* What must not change between computing a priority under the job read
- * lock and storing it under the write lock. */
+ * lock and storing it under the write lock. qos_list: the job's list of
+ * several QOS (slurmctld replaces the list when they change), or NULL. */
 typedef struct {
   uint32_t job_state, priority, direct_set_prio, nice, site_factor, time_limit, total_cpus,
       min_nodes;
   int64_t accrue_time;
-  const void *part, *part_list, *qos, *assoc;
+  const void *part, *part_list, *qos, *assoc, *qos_list;
 } fw_job_key_t;
 
 typedef struct {
@@ -370,14 +379,21 @@ typedef struct {
   double fs_factor;
   long double fs_usage_efctv;
   double fs_shares_norm;
-  bool has_qos;
+  bool has_qos; /* the job's current QOS (qos_ptr): the job's own priority reads it */
   uint32_t qos_priority;
   double qos_norm_priority;
   const fw_partition_input_t *partition; /* part_ptr's, or NULL */
   /* part_ptr_list's, in list order (NULL, 0 without a list). */
   const fw_partition_input_t *const *partitions;
   uint32_t partition_count;
-  const uint32_t *priority_array; /* the job's current one, or NULL */
+  /* A job with several QOS: qos_list's, in list order (slurmctld keeps it
+   * sorted by QOS priority, descending); NULL, 0 otherwise. Such a job
+   * gets one priority per (partition, QOS) pair, even in one partition. */
+  const fw_qos_input_t *qos_list;
+  uint32_t qos_count;
+  /* The job's current priorities, indexed as fw_factors_t's
+   * partition_priorities, or NULL (also when it holds fewer entries). */
+  const uint32_t *priority_array;
 } fw_job_input_t;
 
 /* The weighted factors sprio shows, and what is stored for a job. */
@@ -390,8 +406,11 @@ typedef struct {
   uint32_t tres_cnt;
   const uint32_t *tres_columns;
   uint32_t tres_values;
-  /* A multi-partition job: one priority per partition, in the order
-   * fw_partition_order gives. */
+  /* What the scheduler indexes (priority_array). A multi-partition job:
+   * one priority per partition, in the order fw_partition_order gives. A
+   * job with several QOS: one per (partition, QOS) pair, partition-major
+   * (the partitions in that order, or the job's partition alone), the QOS
+   * in qos_list order: partition_count = partitions x qos_count. */
   const uint32_t *partition_priorities;
   uint32_t partition_count;
   uint32_t priority;
@@ -400,12 +419,16 @@ typedef struct {
 
 /* Computes one job (priority_p_set, and a job that changed during a pass).
  * tres_out: fw_settings_t.tres_cnt doubles (the caller's) receiving the
- * weighted TRES factors, or NULL; partition_out: job->partition_count
+ * weighted TRES factors, or NULL; partition_out: fw_priority_count(job)
  * priorities (the caller's), or NULL. out's pointers point at those arrays
  * (NULL, with a count of 0, when not given). */
 void fw_job_priority(const fw_config_t *config, const fw_job_input_t *job,
                      const fw_cluster_t *cluster, int64_t now, fw_factors_t *out,
                      double *tres_out, uint32_t *partition_out);
+/* How many priorities the scheduler indexes for job: its partitions (1
+ * when it has no list) times its QOS for a job with several QOS, its
+ * partitions otherwise (0 for a job in one partition with one QOS). */
+uint32_t fw_priority_count(const fw_job_input_t *job);
 /* order[i] = the list position of the i-th partition a multi-partition
  * job's priorities are computed and indexed in: tier descending, stable. */
 void fw_partition_order(const fw_partition_input_t *const *partitions, uint32_t count,
@@ -415,6 +438,11 @@ void fw_partition_order(const fw_partition_input_t *const *partitions, uint32_t 
 double fw_sprio_partition_row(const fw_config_t *config, const fw_job_input_t *job,
                               const fw_partition_input_t *partition, double *row_tres,
                               uint32_t tres_cnt);
+/* sprio's row for one QOS of a job with several: the weighted QOS factor
+ * (the QOS's own, or job_weighted_qos, the job's, when the QOS has no
+ * priority or the QOS weight is 0). */
+double fw_sprio_qos_row(const fw_config_t *config, const fw_qos_input_t *qos,
+                        double job_weighted_qos);
 /* The fairshare factor a job gets (see fw_job_input_t); 0 without an
  * association or fairshare weight. */
 double fw_job_fairshare_factor(const fw_config_t *config, const fw_job_input_t *job);

@@ -7,7 +7,9 @@
 # Usage is made once, by real jobs of real users, without decay
 # (PriorityDecayHalfLife=0, reset YEARLY) so that both plugins see exactly
 # the same usage; then slurmctld is restarted with each plugin in turn on
-# the same state. A separate check asserts that fairway itself charges
+# the same state. From Slurm 24.11 the queue also holds jobs with several
+# QOS (--qos=a,b), one in one partition and one in two: one priority and
+# one sprio row per (partition, QOS). A separate check asserts that fairway itself charges
 # usage exactly (billing x elapsed, from sacct).
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -63,6 +65,14 @@ submit_as fwuser5 -n1 --qos=low --nice=50 --wrap 'sleep 1' >/dev/null
 submit_as fwuser1 -n2 -p high --qos=high -t 10 --wrap 'sleep 1' >/dev/null
 submit_as fwuser3 -p debug,high --qos=low --mem=2G --wrap 'sleep 1' >/dev/null
 sbatch -o /dev/null -e /dev/null -n1 -t 5 --wrap 'sleep 1' >/dev/null
+slurm_version=$(scontrol --version | awk '{print $2}')
+multi_qos_jobs=()
+if [ "$(printf '%s\n' 24.11 "$slurm_version" | sort -V | head -1)" = 24.11 ]; then
+  multi_qos_jobs+=("$(submit_as fwuser2 -n1 --qos=low,high --wrap 'sleep 1'):2")
+  multi_qos_jobs+=("$(submit_as fwuser5 -p debug,high --qos=high,low --nice=20 --wrap 'sleep 1'):4")
+else
+  printf 'SKIP: multi-QOS jobs: Slurm %s has none (--qos=a,b is 24.11 and later)\n' "$slurm_version"
+fi
 # Let every job's age factor saturate (PriorityMaxAge=1 minute).
 sleep 65
 
@@ -109,9 +119,33 @@ run_mode() {
     fi
     sleep 2
     capture "$out/$mode.$plugin"
+    squeue -h -P -t PD -o '%i %Q %P' | sort > "$out/$mode.$plugin.squeue-P"
     explain_all "$mode" "$plugin"
   done
   compare_captures "$mode" "$out/$mode.multifactor" "$out/$mode.fairway"
+  if diff -u "$out/$mode.multifactor.squeue-P" "$out/$mode.fairway.squeue-P"; then
+    pass "$mode: squeue -P (each partition's priority) identical"
+  else
+    fail "$mode: squeue -P differs"
+  fi
+  check_multi_qos_rows "$mode"
+}
+
+# check_multi_qos_rows MODE: each multi-QOS job has one sprio row per
+# (partition, QOS) under both plugins.
+check_multi_qos_rows() {
+  local mode=$1 entry id want plugin rows
+  for entry in "${multi_qos_jobs[@]}"; do
+    id=${entry%%:*} want=${entry##*:}
+    for plugin in multifactor fairway; do
+      rows=$(awk -v id="$id" '$1 == id' "$out/$mode.$plugin.sprio-l" | wc -l)
+      if [ "$rows" = "$want" ]; then
+        pass "$mode: multi-QOS job $id: $want sprio rows, one per (partition, QOS), with $plugin"
+      else
+        fail "$mode: multi-QOS job $id: $rows sprio rows with $plugin, expected $want"
+      fi
+    done
+  done
 }
 
 run_mode fair_tree SMALL_RELATIVE_TO_TIME
@@ -127,7 +161,36 @@ restart_ctld "$dir/c" priority/fairway >/dev/null 2>&1 || fail "restart: slurmct
 wait_pass_since "$dir/c" "$since" 150
 sleep 2
 capture "$out/restart.fairway"
-compare_captures "restart" "$out/depth_oblivious.fairway" "$out/restart.fairway"
+# A multi-QOS job's own priority follows job->qos_ptr, which slurmctld
+# resets to the first QOS when it loads the job and the scheduler moves
+# through the list (_get_qos_info in slurm-24-11-5-1:src/slurmctld/job_mgr.c,
+# _build_job_queue_for_qos in src/slurmctld/job_scheduler.c), with either
+# plugin: across a restart only its per-pair priorities are compared
+# (sprio; squeue -P for the job in two partitions: squeue shows a job in one
+# partition with job->priority).
+without_multi_qos_priority() {
+  local prefix=$1 entry kind
+  for kind in sprio-l sprio-w sshare scontrol squeue; do cp "$prefix.$kind" "$prefix.stable.$kind"; done
+  for entry in "${multi_qos_jobs[@]}"; do
+    sed -i "/^JobId=${entry%%:*} /d" "$prefix.stable.scontrol"
+    sed -i "/^${entry%%:*} /d" "$prefix.stable.squeue"
+  done
+}
+without_multi_qos_priority "$out/depth_oblivious.fairway"
+without_multi_qos_priority "$out/restart.fairway"
+compare_captures "restart" "$out/depth_oblivious.fairway.stable" "$out/restart.fairway.stable"
+squeue -h -P -t PD -o '%i %Q %P' | sort > "$out/restart.fairway.squeue-P"
+for prefix in "$out/depth_oblivious.fairway" "$out/restart.fairway"; do
+  cp "$prefix.squeue-P" "$prefix.stable.squeue-P"
+  for entry in "${multi_qos_jobs[@]}"; do
+    [ "${entry##*:}" = 2 ] && sed -i "/^${entry%%:*} /d" "$prefix.stable.squeue-P"
+  done
+done
+if diff -u "$out/depth_oblivious.fairway.stable.squeue-P" "$out/restart.fairway.stable.squeue-P"; then
+  pass "restart: squeue -P (each partition's priority) identical"
+else
+  fail "restart: squeue -P differs"
+fi
 after=$(last_decay_ran "$dir/c")
 if [ "$before" -gt 0 ] && [ "$after" -ge "$before" ]; then
   pass "restart: decay clock carried over ($before -> $after)"

@@ -491,6 +491,7 @@ TEST(ApiPass, KeyFingerprintSeesEveryField) {
       [](fw_job_key_t* k) { k->part_list = nullptr; },
       [](fw_job_key_t* k) { k->qos = nullptr; },
       [](fw_job_key_t* k) { k->assoc = nullptr; },
+      [](fw_job_key_t* k) { k->qos_list = k->qos; },
       // Two fields swapped: the order of the fields counts.
       [](fw_job_key_t* k) { std::swap(k->nice, k->priority); },
   };

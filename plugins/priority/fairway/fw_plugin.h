@@ -109,6 +109,13 @@ size_t fw_jobs_walk(fw_held_t *held, job_record_t ***records, size_t *size);
  * with the job's weighted TRES factors in that partition. */
 double fw_jobs_partition_row(const job_record_t *job, const part_record_t *part,
 			     const fw_config_t *config, double *row_tres, uint32_t tres_cnt);
+/* Requires job R. A job's several QOS (--qos=a,b, 24.11 and later), in the
+ * order its priorities are indexed, or NULL for a job with one. */
+list_t *fw_jobs_qos_list(const job_record_t *job);
+/* Requires qos R. sprio's QOS factor of qos in a row of such a job
+ * (job_weighted_qos: the job's own). */
+double fw_jobs_qos_row(const slurmdb_qos_rec_t *qos, const fw_config_t *config,
+		       double job_weighted_qos);
 
 /* ---- sprio.c: what sprio and job->prio_factors show ---------------------- */
 /* What a 22.05 sprio asks for (later clients filter themselves): any may

@@ -32,6 +32,8 @@ typedef struct {
   size_t count, size, last_hit;
   const fw_partition_input_t **list;
   size_t list_size;
+  fw_qos_input_t *qos; /* a job's several QOS (24.11 and later), reused likewise */
+  size_t qos_size;
 } partitions_t;
 
 /* Scratch of the only thread that finds, gathers and stores (the decay
@@ -83,22 +85,35 @@ fw_pass_t *fw_jobs_pass(void) {
 #define FW_PRIO_ARRAY(job) ((job)->priority_array)
 #endif
 
+/* Whether array (Slurm's allocation, or NULL) holds count entries: a job
+ * whose QOS list changed keeps an array sized for the old one. */
+static bool array_holds(const uint32_t *array, uint32_t count) {
+  return array && xsize((void *)array) >= count * sizeof(uint32_t);
+}
+
 /* Requires job W. The job's array for count priorities, allocated with
  * Slurm's allocator (slurmctld frees it), renewed after a partition change
- * with the names squeue shows (24.05 and later, as multifactor). */
+ * (or when it is too small: multifactor writes past it) with the names
+ * squeue shows (24.05 and later, as multifactor). */
 static uint32_t *prio_array_for(job_record_t *job, int count) {
 #if FW_SLURM_AT_LEAST(24, 5, 0)
   if (!job->FW_PRIO_MULT) job->FW_PRIO_MULT = xmalloc(sizeof(*job->FW_PRIO_MULT));
-  if (!job->FW_PRIO_MULT->priority_array || job->FW_PRIO_MULT->last_update < last_part_update) {
+  if (!array_holds(job->FW_PRIO_MULT->priority_array, count) ||
+      job->FW_PRIO_MULT->last_update < last_part_update) {
     xfree(job->FW_PRIO_MULT->priority_array);
     job->FW_PRIO_MULT->priority_array = xcalloc(count + 1, sizeof(uint32_t));
-    xfree(job->FW_PRIO_MULT->FW_PRIO_NAMES);
-    job->FW_PRIO_MULT->FW_PRIO_NAMES = part_list_to_xstr(job->part_ptr_list);
+    if (job->part_ptr_list) {
+      xfree(job->FW_PRIO_MULT->FW_PRIO_NAMES);
+      job->FW_PRIO_MULT->FW_PRIO_NAMES = part_list_to_xstr(job->part_ptr_list);
+    }
     job->FW_PRIO_MULT->last_update = time(NULL);
   }
   return job->FW_PRIO_MULT->priority_array;
 #else
-  if (!job->priority_array) job->priority_array = xcalloc(count + 1, sizeof(uint32_t));
+  if (!array_holds(job->priority_array, count)) {
+    xfree(job->priority_array);
+    job->priority_array = xcalloc(count + 1, sizeof(uint32_t));
+  }
   return job->priority_array;
 #endif
 }
@@ -111,16 +126,16 @@ static uint32_t *prio_array_for(job_record_t *job, int count) {
 #define FW_NODE_COUNT node_record_count
 #endif
 
-/* A job with several QOS (--qos=a,b, 24.11 and later) is queued once per
- * (partition, QOS), reading the array partition-major
- * (slurm-24-11-7-1:src/slurmctld/job_scheduler.c); the core computes one
- * priority per partition, so such a job keeps no array and every pair
- * takes job->priority. */
-static bool several_qos(const job_record_t *job) {
+/* A job with several QOS (--qos=a,b, 24.11 and later; slurmctld makes no
+ * list for one) is queued once per (partition, QOS), reading the array
+ * partition-major (slurm-24-11-5-1:src/slurmctld/job_scheduler.c), even in
+ * one partition: the core computes one priority per pair. */
+list_t *fw_jobs_qos_list(const job_record_t *job) {
 #if FW_SLURM_AT_LEAST(24, 11, 0)
-  return job->qos_list && list_count(job->qos_list) > 1;
+  return job->qos_list && list_count(job->qos_list) ? job->qos_list : NULL;
 #else
-  return false;
+  (void)job;
+  return NULL;
 #endif
 }
 
@@ -204,6 +219,9 @@ FW_PREFETCH_HELPER void prefetch_record(const job_record_t *job) {
 #endif
   FW_PREFETCH(&job->prio_factors);
   FW_PREFETCH(&job->qos_ptr);
+#if FW_SLURM_AT_LEAST(24, 11, 0)
+  FW_PREFETCH(&job->qos_list);
+#endif
   FW_PREFETCH(&job->site_factor);
   FW_PREFETCH(&job->time_limit);
   FW_PREFETCH(&job->total_cpus);
@@ -280,6 +298,7 @@ static void key_of(const job_record_t *job, fw_job_key_t *key) {
   key->part_list = job->part_ptr_list;
   key->qos = job->qos_ptr;
   key->assoc = job->assoc_ptr;
+  key->qos_list = fw_jobs_qos_list(job);
 }
 
 /* The core reads the configuration's tres_cnt entries of a job's TRES
@@ -340,7 +359,6 @@ static void job_inputs(fw_held_t *held, job_record_t *job, uint32_t job_id,
     in->qos_priority = qos->priority;
     in->qos_norm_priority = qos->usage->norm_priority;
   }
-  in->priority_array = FW_PRIO_ARRAY(job);
 }
 
 static void partition_input(const part_record_t *part, fw_partition_input_t *in) {
@@ -366,10 +384,8 @@ static const fw_partition_input_t *partition_of(partitions_t *cache, const part_
   return *entry;
 }
 
-/* The job's partitions, from the cache. */
-static void partitions_of(partitions_t *cache, job_record_t *job, fw_job_input_t *in) {
-  in->partition = job->part_ptr ? partition_of(cache, job->part_ptr) : NULL;
-  if (!job->part_ptr_list) return;
+/* The job's partition list, from the cache. */
+static void partition_list_into(partitions_t *cache, job_record_t *job, fw_job_input_t *in) {
   GROW(cache->list, cache->list_size, list_count(job->part_ptr_list));
   uint32_t count = 0;
   list_itr_t *it = list_iterator_create(job->part_ptr_list);
@@ -382,24 +398,78 @@ static void partitions_of(partitions_t *cache, job_record_t *job, fw_job_input_t
   in->partition_count = count;
 }
 
+static fw_qos_input_t qos_input(const slurmdb_qos_rec_t *qos) {
+  return (fw_qos_input_t){qos, qos->priority, qos->usage->norm_priority};
+}
+
+/* Requires qos R. A job's several QOS, in list order, into the cache. */
+static void qos_list_into(partitions_t *cache, list_t *qos_list, fw_job_input_t *in) {
+  GROW(cache->qos, cache->qos_size, list_count(qos_list));
+  uint32_t count = 0;
+  list_itr_t *it = list_iterator_create(qos_list);
+  const slurmdb_qos_rec_t *qos;
+  while ((qos = list_next(it)) && count < cache->qos_size) {
+    cache->qos[count++] = qos_input(qos);
+  }
+  list_iterator_destroy(it);
+  in->qos_list = cache->qos;
+  in->qos_count = count;
+}
+
+/* Requires qos R. The job's partitions and QOS list (from the cache), and
+ * its current priorities when its array holds as many as the core
+ * computes. */
+static void partitions_of(partitions_t *cache, job_record_t *job, fw_job_input_t *in) {
+  in->partition = job->part_ptr ? partition_of(cache, job->part_ptr) : NULL;
+  list_t *qos_list = fw_jobs_qos_list(job);
+  if (qos_list) qos_list_into(cache, qos_list, in);
+  if (job->part_ptr_list) partition_list_into(cache, job, in);
+  const uint32_t *array = FW_PRIO_ARRAY(job);
+  in->priority_array = array_holds(array, fw_priority_count(in)) ? array : NULL;
+}
+
 static void partitions_free(partitions_t *cache) {
   for (size_t i = 0; i < cache->size; ++i) xfree(cache->entries[i]);
   xfree(cache->entries);
   xfree(cache->list);
+  xfree(cache->qos);
   memset(cache, 0, sizeof(*cache));
 }
 
 /* ---- storing ---------------------------------------------------------------------- */
 
+/* Requires job W. A job that no longer has several partitions or QOS
+ * drops its array, which the scheduler would otherwise read for its one
+ * (partition, QOS) (24.05 and later, as multifactor's
+ * _get_priority_internal in
+ * slurm-24-11-5-1:src/plugins/priority/multifactor/priority_multifactor.c). */
+static void drop_prio_array(job_record_t *job) {
+#if FW_SLURM_AT_LEAST(24, 5, 0)
+  if (!job->FW_PRIO_MULT) return;
+  xfree(job->FW_PRIO_MULT->priority_array);
+  xfree(job->FW_PRIO_MULT->FW_PRIO_NAMES);
+  xfree(job->FW_PRIO_MULT);
+#else
+  (void)job;
+#endif
+}
+
 /* Requires job W. Slurm's scheduler indexes priority_array by the position
- * in part_ptr_list, which is sorted by tier as multifactor does; the core
- * computed the priorities in the same (stable) order. */
+ * in part_ptr_list, which is sorted by tier as multifactor does (the core
+ * computed the priorities in the same, stable, order), and for a job with
+ * several QOS by (partition, QOS), partition-major. */
 static void store_partition_priorities(job_record_t *job, const fw_factors_t *factors) {
-  if (!job->part_ptr_list || !factors->partition_count || several_qos(job)) return;
-  const int count = list_count(job->part_ptr_list);
-  list_sort(job->part_ptr_list, priority_sort_part_tier);
+  list_t *qos_list = fw_jobs_qos_list(job);
+  const uint32_t partitions = job->part_ptr_list ? list_count(job->part_ptr_list) : 0;
+  const uint32_t count = qos_list ? MAX(partitions, 1) * list_count(qos_list) : partitions;
+  if (!count) {
+    drop_prio_array(job);
+    return;
+  }
+  if (!factors->partition_count) return;
+  if (job->part_ptr_list) list_sort(job->part_ptr_list, priority_sort_part_tier);
   uint32_t *array = prio_array_for(job, count);
-  for (uint32_t i = 0; i < factors->partition_count && i < (uint32_t)count; ++i) {
+  for (uint32_t i = 0; i < factors->partition_count && i < count; ++i) {
     array[i] = factors->partition_priorities[i];
   }
 }
@@ -448,14 +518,15 @@ uint32_t fw_jobs_compute_and_store(fw_held_t *held, job_record_t *job,
     return 0;
   }
   fw_job_input_t in;
+  partitions_t own = {0}; /* priority_p_set runs on RPC threads: nothing shared */
   fw_lock(held, FW_ASSOCS_READ);
   job_inputs(held, job, job->job_id, config, &in);
-  fw_unlock(held, FW_ASSOCS_READ);
-  partitions_t own = {0}; /* priority_p_set runs on RPC threads: nothing shared */
   partitions_of(&own, job, &in);
+  fw_unlock(held, FW_ASSOCS_READ);
   const fw_cluster_t cluster = {cluster_cpus, (uint32_t)FW_NODE_COUNT};
+  const uint32_t pairs = fw_priority_count(&in);
   uint32_t *partition_priorities = NULL;
-  if (in.partition_count) partition_priorities = xcalloc(in.partition_count, sizeof(uint32_t));
+  if (pairs) partition_priorities = xcalloc(pairs, sizeof(uint32_t));
   fw_factors_t factors;
   fw_job_priority(config, &in, &cluster, now, &factors, NULL, partition_priorities);
   store_factors(job, &factors);
@@ -563,6 +634,12 @@ double fw_jobs_partition_row(const job_record_t *job, const part_record_t *part,
   fw_partition_input_t partition;
   partition_input(part, &partition);
   return fw_sprio_partition_row(config, &in, &partition, row_tres, tres_cnt);
+}
+
+double fw_jobs_qos_row(const slurmdb_qos_rec_t *qos, const fw_config_t *config,
+                       double job_weighted_qos) {
+  const fw_qos_input_t in = qos_input(qos);
+  return fw_sprio_qos_row(config, &in, job_weighted_qos);
 }
 
 void fw_jobs_release(void) {

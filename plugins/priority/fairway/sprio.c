@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What sprio shows: priority_p_get_priority_factors_list, one factors
- * object per job and partition, as multifactor lists them, and the
+ * object per job and partition (and from 24.11 per QOS of a job with
+ * several), as multifactor lists them, and the
  * factors objects Slurm frees. The factors are the last pass's (the core's
  * table) unless newer ones were stored in job->prio_factors since. */
 #include "fw_plugin.h"
@@ -145,11 +146,23 @@ static priority_factors_object_t *new_factors(const job_record_t *job, const par
 }
 
 /* An operator-set priority: shown as it is, without factors. */
-static priority_factors_object_t *direct_factors(const job_record_t *job) {
+static priority_factors_object_t *direct_factors(const job_record_t *job,
+                                                 const part_record_t *part) {
   priority_factors_object_t *o = new_row(false);
-  name_row(o, job, job->part_ptr->name);
+  name_row(o, job, part->name);
   o->direct_prio = job->priority;
   return o;
+}
+
+/* The row's QOS is qos (from 24.11 sprio names a row's QOS). */
+static void name_qos(priority_factors_object_t *o, const slurmdb_qos_rec_t *qos) {
+#if FW_SLURM_AT_LEAST(24, 11, 0)
+  xfree(o->qos);
+  o->qos = xstrdup(qos->name);
+#else
+  (void)o;
+  (void)qos;
+#endif
 }
 
 static bool list_has_id(list_t *list, uint32_t id) {
@@ -170,23 +183,60 @@ static bool partition_wanted(const sprio_t *q, const part_record_t *part) {
   return false;
 }
 
+/* One row of the job in part, with qos's QOS factor and name (a job with
+ * several QOS) or the job's (qos NULL); part_row: part is one of the
+ * job's several partitions, whose own factors replace the job's. */
+static priority_factors_object_t *pair_row(job_record_t *job, part_record_t *part,
+                                           bool part_row, const slurmdb_qos_rec_t *qos,
+                                           const sprio_t *q) {
+  if (qos && job->direct_set_prio) { /* multifactor 24.11: every pair's row */
+    priority_factors_object_t *o = direct_factors(job, part);
+    name_qos(o, qos);
+    return o;
+  }
+  priority_factors_object_t *o = new_factors(job, part, q);
+  priority_factors_t *f = factors_of(o);
+  if (part_row) {
+    f->priority_part = fw_jobs_partition_row(job, part, q->config, f->priority_tres, f->tres_cnt);
+  }
+  if (qos) {
+    f->priority_qos = fw_jobs_qos_row(qos, q->config, f->priority_qos);
+    name_qos(o, qos);
+  }
+  return o;
+}
+
+/* The job's rows in part: one, or one per QOS of a job with several
+ * (24.11 and later: _create_prio_list_qos in
+ * slurm-24-11-5-1:src/plugins/priority/multifactor/priority_multifactor.c). */
+static void add_rows(job_record_t *job, part_record_t *part, bool part_row, const sprio_t *q) {
+  list_t *qos_list = fw_jobs_qos_list(job);
+  if (!qos_list) {
+    list_append(q->out, pair_row(job, part, part_row, NULL, q));
+    return;
+  }
+  list_itr_t *it = list_iterator_create(qos_list);
+  const slurmdb_qos_rec_t *qos;
+  while ((qos = list_next(it))) list_append(q->out, pair_row(job, part, part_row, qos, q));
+  list_iterator_destroy(it);
+}
+
 static void add_job(job_record_t *job, const sprio_t *q) {
   if (q->filter->job_ids && !list_has_id(q->filter->job_ids, job->job_id)) return;
   if (q->filter->uids && !list_has_id(q->filter->uids, job->user_id)) return;
   if (!job->part_ptr_list) {
     if (!job->part_ptr || !partition_wanted(q, job->part_ptr)) return;
-    list_append(q->out,
-                job->direct_set_prio ? direct_factors(job) : new_factors(job, job->part_ptr, q));
+    if (job->direct_set_prio && !fw_jobs_qos_list(job)) {
+      list_append(q->out, direct_factors(job, job->part_ptr));
+    } else {
+      add_rows(job, job->part_ptr, false, q);
+    }
     return;
   }
   list_itr_t *it = list_iterator_create(job->part_ptr_list);
   part_record_t *part;
   while ((part = list_next(it))) {
-    if (!partition_wanted(q, part)) continue;
-    priority_factors_object_t *o = new_factors(job, part, q);
-    priority_factors_t *f = factors_of(o);
-    f->priority_part = fw_jobs_partition_row(job, part, q->config, f->priority_tres, f->tres_cnt);
-    list_append(q->out, o);
+    if (partition_wanted(q, part)) add_rows(job, part, true, q);
   }
   list_iterator_destroy(it);
 }
