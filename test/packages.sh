@@ -162,8 +162,9 @@ one() {
   grep -qi '^PluginDir' "$c/etc/slurm.conf" && fail "$suite: slurm.conf has a PluginDir line" \
     || pass "$suite: slurm.conf has no PluginDir line (Slurm's default)"
   local pid so; pid=$(tr -dc '0-9' < "$c/run/slurmctld.pid" 2>/dev/null)
+  # (Seen from outside the chroot: the path through the overlay.)
   so=$(grep -o '/[^ ]*/priority_[a-z_]*\.so' "/proc/$pid/maps" 2>/dev/null | sort -u)
-  [ "$so" = "$plugdir/priority_fairway.so" ] && pass "$suite: slurmctld mapped $so (the package's)" \
+  [ "$so" = "$i/m$plugdir/priority_fairway.so" ] && pass "$suite: slurmctld mapped $so (the package's)" \
     || fail "$suite: slurmctld mapped '$so'"
   run sacctmgr -i add account pkg fairshare=10 >/dev/null
   run sacctmgr -i add user fwuser1 account=pkg >/dev/null
