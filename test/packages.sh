@@ -123,7 +123,8 @@ one() {
     && pass "$suite: lintian: no error ($(echo "$lint" | grep -c '^W:') warnings)" \
     || fail "$suite: lintian reports errors"
   local dep; dep=$(dpkg-deb -f "$b/m"/build/slurm-wlm-fairway-plugin_*.deb Depends)
-  echo "$dep" | grep -q "slurm-wlm-basic-plugins (>= $rel), slurm-wlm-basic-plugins (<< " \
+  local next; next=$(echo "$rel" | awk -F. '{printf "%s.%s.%d~", $1, $2, $3 + 1}')
+  echo "$dep" | grep -qF "slurm-wlm-basic-plugins (>= $rel), slurm-wlm-basic-plugins (<< $next)" \
     && pass "$suite: the plugin package depends on Slurm $rel exactly ($dep)" \
     || fail "$suite: plugin package Depends: $dep"
   mkdir -p "$work/debs-$suite"
@@ -183,8 +184,17 @@ one() {
   [ "${sp%% *}" = "$job" ] && pass "$suite: sprio shows pending job $job ($sp)" || fail "$suite: sprio: '$sp'"
   local ss; ss=$(run sshare -n -P -A pkg -u fwuser1 -o account,user,rawusage,fairshare 2>&1)
   echo "$ss" | sed 's/^/  sshare: /'
-  echo "$ss" | grep -q '^pkg|fwuser1|[0-9]*|' && pass "$suite: sshare lists pkg/fwuser1 (the plugin loaded by sshare)" \
+  echo "$ss" | grep -q '^ *pkg|fwuser1|[0-9]*|' && pass "$suite: sshare lists pkg/fwuser1 (the plugin loaded by sshare)" \
     || fail "$suite: sshare: $ss"
+  # The controller's fairshare of the new association comes with the next
+  # decay pass (PriorityCalcPeriod=1): wait for one that started after the
+  # submission (priority_last_decay_ran, 8-byte time first), then 1 s more.
+  local since last; since=$(date +%s)
+  for _ in $(seq 90); do
+    last=$((16#$(od -An -tx1 -N8 "$c/state/priority_last_decay_ran" 2>/dev/null | tr -d ' \n')))
+    [ "${last:-0}" -ge "$since" ] && break; sleep 1
+  done
+  sleep 1
   local ex; ex=$(run fairway explain job "$job" 2>&1); st=$?
   echo "$ex" | sed 's/^/  explain: /' | head -30
   [ $st = 0 ] && echo "$ex" | grep -q 'RESULT' && pass "$suite: fairway explain job $job equals the controller" \
