@@ -135,7 +135,9 @@ one() {
   i=$work/$suite-install
   overlay "$root" "$i" "$i/m" || { fail "$suite: overlay"; return; }
   cp "$work/debs-$suite"/*.deb "$i/m/tmp/"
-  # man-db first: a site reads man pages; its files are not ours.
+  # man-db first: a site reads man pages; its files are not ours. Nor is
+  # /etc/hosts, which scripts/cluster copies in (minbase has none).
+  cp /etc/hosts "$i/m/etc/hosts"
   in_root "$i/m" sh -c 'apt-get update -q && apt-get install -y -q --no-install-recommends man-db' > "$work/$suite-install.log" 2>&1
   in_root "$i/m" find / -xdev \( -path /proc -o -path /sys -o -path /dev -o -path /tmp -o -path /var/tmp \
     -o -path /run -o -path /var/log -o -path /var/cache -o -path /var/lib/apt -o -path /var/lib/dpkg \
