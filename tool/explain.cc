@@ -297,7 +297,11 @@ void PrintJobRow(const ExplainModel& m, const client::ControllerJob& job, const 
   const Params& p = m.state.params;
   const PriorityFactors& f = r.result.factors;
   const PriorityFactors& w = r.result.weighted;
-  std::printf("\nPartition %s\n", r.partition.c_str());
+  if (job.qos.find(',') != std::string::npos) {
+    std::printf("\nPartition %s, QOS %s\n", r.partition.c_str(), r.qos.c_str());
+  } else {
+    std::printf("\nPartition %s\n", r.partition.c_str());
+  }
   std::printf("  %-12s %-46s %10s %10s %14s\n", "factor", "input", "factor", "weight", "weighted");
   auto line = [](const char* name, const std::string& input, double factor, double weight,
                  double weighted) {
@@ -333,7 +337,7 @@ void PrintJobRow(const ExplainModel& m, const client::ControllerJob& job, const 
                                              std::to_string(r.inputs.partition->priority_job_factor)
                                        : "none",
        f.partition, p.weight_partition, w.partition);
-  line("QOS", job.qos + " priority " + std::to_string(r.inputs.qos_priority), f.qos, p.weight_qos,
+  line("QOS", (r.qos.empty() ? job.qos : r.qos) + " priority " + std::to_string(r.inputs.qos_priority), f.qos, p.weight_qos,
        w.qos);
   for (size_t i = 0; i < w.tres.size(); ++i) {
     if (p.weight_tres[i] == 0) continue;
@@ -393,7 +397,7 @@ int ExplainJobs(const Options& o) {
     if (o.json) {
       for (const JobExplanation& r : rows) {
         const PriorityFactors& w = r.result.weighted;
-        out.push_back({{"job_id", it->job_id}, {"partition", r.partition},
+        out.push_back({{"job_id", it->job_id}, {"partition", r.partition}, {"qos", r.qos},
                        {"recomputed_priority", r.result.priority},
                        {"controller_priority", r.controller ? r.controller_sum_priority : it->priority},
                        {"match", r.priority_match && r.mismatches.empty()},

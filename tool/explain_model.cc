@@ -118,13 +118,19 @@ std::vector<JobExplanation> ExplainJob(const ExplainModel& model, const client::
     fairshare_hidden = !visible.factor_known;
     if (!fairshare_hidden) base.fairshare_factor = visible.factor;
   }
-  for (const auto& q : state.qos) {
-    if (q.name == job.qos) {
-      base.has_qos = true;
-      base.qos_priority = q.priority;
-      base.qos_norm_priority = q.norm_priority;
+  // A pending job's QOS is what it asked for: "a,b" for several QOS.
+  std::vector<std::string> qos_names = Split(job.qos, ',');
+  if (qos_names.empty()) qos_names.push_back("");
+  const bool several_qos = qos_names.size() > 1;
+  auto with_qos = [&state](const std::string& name, JobInputs* in) {
+    for (const auto& q : state.qos) {
+      if (q.name == name) {
+        in->has_qos = true;
+        in->qos_priority = q.priority;
+        in->qos_norm_priority = q.norm_priority;
+      }
     }
-  }
+  };
   base.total_cpus = job.pending ? 0 : job.num_cpus;
   base.min_cpus = job.num_cpus;
   base.max_cpus = (job.max_cpus == 0) ? kNoVal : job.max_cpus;
@@ -138,85 +144,91 @@ std::vector<JobExplanation> ExplainJob(const ExplainModel& model, const client::
 
   std::vector<JobExplanation> rows;
   for (const std::string& name : Split(job.partition, ',')) {
-    JobExplanation row;
-    row.partition = name;
-    row.inputs = base;
-    if (const auto* p = FindPartition(state, name)) row.inputs.partition = PartitionFrom(state, *p);
-    for (const auto& f : factors) {
-      if (f.job_id == job.job_id && f.partition == name) row.controller = &f;
-    }
-    row.visible = visible;
-    // Hidden inputs: the controller's factor, recovered from sprio's
-    // weighted value, so the core still computes the sum and the integer.
-    if (fairshare_hidden) {
-      row.from_controller.push_back("fairshare");
-      if (row.controller && params.weight_fairshare) {
-        row.inputs.fairshare_factor = row.controller->fairshare / params.weight_fairshare;
-      }
-    }
-    if (assoc_priority_hidden && params.weight_assoc) {
-      row.from_controller.push_back("association");
-      if (row.controller) {
-        const double factor = row.controller->assoc / params.weight_assoc;
-        row.inputs.assoc_priority_norm = factor;
-        if (params.flags & kFlagNoNormalAssoc) {
-          row.inputs.assoc_priority = static_cast<uint32_t>(std::llround(factor));
+    for (const std::string& qos : qos_names) {
+      JobExplanation row;
+      row.partition = name;
+      row.qos = qos;
+      row.inputs = base;
+      with_qos(qos, &row.inputs);
+      if (const auto* p = FindPartition(state, name)) row.inputs.partition = PartitionFrom(state, *p);
+      for (const auto& f : factors) {
+        if (f.job_id == job.job_id && f.partition == name && (!several_qos || f.qos_name == qos)) {
+          row.controller = &f;
         }
       }
-    }
-    auto taken = [&](const char* what) {
-      return std::find(row.from_controller.begin(), row.from_controller.end(), what) !=
-             row.from_controller.end();
-    };
-    row.age_now = ComputeJobPriority(row.inputs, params, cluster, now).factors.age;
-    // Age at the controller's last computation: its weighted value / weight.
-    int64_t age_time = now;
-    if (row.controller && params.weight_age && params.max_age_s > 0 && job.accrue_time) {
-      double age_factor = row.controller->age / params.weight_age;
-      age_time = job.accrue_time + static_cast<int64_t>(std::llround(age_factor * params.max_age_s));
-      if (age_factor >= 1.0) age_time = std::max<int64_t>(age_time, now);
-    }
-    row.result = ComputeJobPriority(row.inputs, params, cluster, age_time);
-    if (row.controller) {
-      const auto& c = *row.controller;
-      const auto& w = row.result.weighted;
-      auto check = [&](const char* what, double mine, double theirs) {
-        if (!Close(mine, theirs)) {
-          std::ostringstream text;
-          text.precision(10);
-          text << what << ": recomputed " << mine << ", controller " << theirs;
-          row.mismatches.push_back(text.str());
+      row.visible = visible;
+      // Hidden inputs: the controller's factor, recovered from sprio's
+      // weighted value, so the core still computes the sum and the integer.
+      if (fairshare_hidden) {
+        row.from_controller.push_back("fairshare");
+        if (row.controller && params.weight_fairshare) {
+          row.inputs.fairshare_factor = row.controller->fairshare / params.weight_fairshare;
         }
+      }
+      if (assoc_priority_hidden && params.weight_assoc) {
+        row.from_controller.push_back("association");
+        if (row.controller) {
+          const double factor = row.controller->assoc / params.weight_assoc;
+          row.inputs.assoc_priority_norm = factor;
+          if (params.flags & kFlagNoNormalAssoc) {
+            row.inputs.assoc_priority = static_cast<uint32_t>(std::llround(factor));
+          }
+        }
+      }
+      auto taken = [&](const char* what) {
+        return std::find(row.from_controller.begin(), row.from_controller.end(), what) !=
+               row.from_controller.end();
       };
-      check("age", w.age, c.age);
-      if (!taken("association")) check("association", w.assoc, c.assoc);
-      if (!taken("fairshare")) check("fairshare", w.fairshare, c.fairshare);
-      check("job size", w.job_size, c.job_size);
-      check("partition", w.partition, c.partition_factor);
-      check("QOS", w.qos, c.qos);
-      for (size_t i = 0; i < w.tres.size() && i < c.tres.size(); ++i) {
-        check(("TRES " + (i < state.tres_names.size() ? state.tres_names[i] : std::to_string(i))).c_str(),
-              w.tres[i], c.tres[i]);
+      row.age_now = ComputeJobPriority(row.inputs, params, cluster, now).factors.age;
+      // Age at the controller's last computation: its weighted value / weight.
+      int64_t age_time = now;
+      if (row.controller && params.weight_age && params.max_age_s > 0 && job.accrue_time) {
+        double age_factor = row.controller->age / params.weight_age;
+        age_time = job.accrue_time + static_cast<int64_t>(std::llround(age_factor * params.max_age_s));
+        if (age_factor >= 1.0) age_time = std::max<int64_t>(age_time, now);
       }
-      row.factors_match = row.mismatches.empty();
-      double sum = c.age + c.assoc + c.fairshare + c.job_size + c.partition_factor + c.qos;
-      for (double t : c.tres) sum += t;
-      sum += static_cast<double>(static_cast<int64_t>(c.site) - kNiceOffset);
-      sum -= static_cast<double>(static_cast<int64_t>(c.nice) - kNiceOffset);
-      row.controller_sum_priority = PriorityFromSum(sum, nullptr);
-      if (c.direct_prio) row.controller_sum_priority = c.direct_prio;
-      row.priority_match = row.result.priority == row.controller_sum_priority;
-    } else {
-      row.priority_match = row.result.priority == job.priority;
+      row.result = ComputeJobPriority(row.inputs, params, cluster, age_time);
+      if (row.controller) {
+        const auto& c = *row.controller;
+        const auto& w = row.result.weighted;
+        auto check = [&](const char* what, double mine, double theirs) {
+          if (!Close(mine, theirs)) {
+            std::ostringstream text;
+            text.precision(10);
+            text << what << ": recomputed " << mine << ", controller " << theirs;
+            row.mismatches.push_back(text.str());
+          }
+        };
+        check("age", w.age, c.age);
+        if (!taken("association")) check("association", w.assoc, c.assoc);
+        if (!taken("fairshare")) check("fairshare", w.fairshare, c.fairshare);
+        check("job size", w.job_size, c.job_size);
+        check("partition", w.partition, c.partition_factor);
+        check("QOS", w.qos, c.qos);
+        for (size_t i = 0; i < w.tres.size() && i < c.tres.size(); ++i) {
+          check(("TRES " + (i < state.tres_names.size() ? state.tres_names[i] : std::to_string(i))).c_str(),
+                w.tres[i], c.tres[i]);
+        }
+        row.factors_match = row.mismatches.empty();
+        double sum = c.age + c.assoc + c.fairshare + c.job_size + c.partition_factor + c.qos;
+        for (double t : c.tres) sum += t;
+        sum += static_cast<double>(static_cast<int64_t>(c.site) - kNiceOffset);
+        sum -= static_cast<double>(static_cast<int64_t>(c.nice) - kNiceOffset);
+        row.controller_sum_priority = PriorityFromSum(sum, nullptr);
+        if (c.direct_prio) row.controller_sum_priority = c.direct_prio;
+        row.priority_match = row.result.priority == row.controller_sum_priority;
+      } else {
+        row.priority_match = row.result.priority == job.priority;
+      }
+      if (visible.has_level && !visible.level_match) {
+        std::ostringstream text;
+        text.precision(10);
+        text << (params.Mode() == FairshareMode::kRanged ? "local factor f" : "LevelFS")
+             << ": recomputed " << visible.level << ", controller " << visible.controller_level;
+        row.mismatches.push_back(text.str());
+      }
+      rows.push_back(std::move(row));
     }
-    if (visible.has_level && !visible.level_match) {
-      std::ostringstream text;
-      text.precision(10);
-      text << (params.Mode() == FairshareMode::kRanged ? "local factor f" : "LevelFS")
-           << ": recomputed " << visible.level << ", controller " << visible.controller_level;
-      row.mismatches.push_back(text.str());
-    }
-    rows.push_back(std::move(row));
   }
   return rows;
 }

@@ -39,6 +39,7 @@ bool BuildExplainModel(client::ControllerState state, ExplainModel* model, std::
 // One partition row of a job's recomputation.
 struct JobExplanation {
   std::string partition;
+  std::string qos;  // the row's QOS: one row per (partition, QOS)
   JobInputs inputs;
   JobPriority result;           // recomputed; age taken from the controller
   double age_now = 0;           // the age factor recomputed at `now`
@@ -55,7 +56,9 @@ struct JobExplanation {
   std::vector<std::string> from_controller;
 };
 
-// Recomputes a job's priority for each of its partitions. The age factor
+// Recomputes a job's priority for each of its partitions, and for a job
+// with several QOS (24.11 and later) for each (partition, QOS) pair,
+// partition-major, each with its QOS's factor, as the controller queues it. The age factor
 // changes every second until PriorityMaxAge: the controller's value (from
 // sprio) is used for the comparison, and age_now shows today's.
 std::vector<JobExplanation> ExplainJob(const ExplainModel& model, const client::ControllerJob& job,

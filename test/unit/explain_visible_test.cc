@@ -300,4 +300,50 @@ TEST(ExplainVisible, ClassicParentUserNeedsItsAccount) {
 }
 
 }  // namespace
+// Not the partial view: a job with several QOS (--qos=a,b, 24.11 and later)
+// is explained per (partition, QOS), partition-major, each pair with its
+// QOS's own factor and checked against sprio's row naming that QOS.
+TEST(ExplainJob, SeveralQosGiveOneRowPerPartitionAndQos) {
+  client::ControllerState full = StateFor("classic_doc_example.csv", FairshareMode::kFairTree);
+  full.partitions.push_back({"high", 2, 0, kNoVal, {}});
+  full.qos = {{"normal", 0, 0.0}, {"low", 10, 0.1}, {"high", 100, 1.0}};
+  ExplainModel whole = Model(full);
+  client::ControllerJob job = JobOf(full, "c", "user2");
+  job.partition = "debug,high";
+  job.qos = "high,low";
+  std::vector<client::ControllerFactors> sprio;
+  for (const std::string part : {"debug", "high"}) {
+    for (const std::string qos : {"high", "low"}) {
+      client::ControllerJob one = job;
+      one.partition = part;
+      one.qos = qos;
+      client::ControllerFactors row = SprioRow(whole, one);
+      row.qos_name = qos;
+      sprio.push_back(row);
+    }
+  }
+  std::vector<JobExplanation> rows = ExplainJob(whole, job, sprio, 1000);
+  ASSERT_EQ(rows.size(), 4u);
+  const char* expected[4][2] = {{"debug", "high"}, {"debug", "low"}, {"high", "high"}, {"high", "low"}};
+  for (size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_EQ(rows[i].partition, expected[i][0]);
+    EXPECT_EQ(rows[i].qos, expected[i][1]);
+    ASSERT_NE(rows[i].controller, nullptr);
+    EXPECT_EQ(rows[i].controller->qos_name, rows[i].qos);
+    EXPECT_TRUE(rows[i].mismatches.empty()) << rows[i].mismatches[0];
+    EXPECT_TRUE(rows[i].priority_match);
+    EXPECT_DOUBLE_EQ(rows[i].result.weighted.qos, rows[i].qos == "high" ? 500.0 : 50.0);
+  }
+  // A controller that gave the low pair the high QOS's factor is caught.
+  sprio[1].qos = sprio[0].qos;
+  rows = ExplainJob(whole, job, sprio, 1000);
+  ASSERT_EQ(rows[1].mismatches.size(), 1u);
+  EXPECT_NE(rows[1].mismatches[0].find("QOS"), std::string::npos);
+  // One QOS: one row per partition, matched by partition alone (22.05's
+  // rows name no QOS).
+  job.qos = "high";
+  for (auto& row : sprio) row.qos_name.clear();
+  EXPECT_EQ(ExplainJob(whole, job, sprio, 1000).size(), 2u);
+}
+
 }  // namespace fairway

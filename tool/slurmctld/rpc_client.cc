@@ -317,6 +317,9 @@ bool LoadFactors(std::vector<ControllerFactors>* factors, std::string* error) {
     c.job_id = row->job_id;
 #endif
     c.partition = Str(row->partition);
+#if FW_SLURM_AT_LEAST(23, 2, 0)
+    c.qos_name = Str(row->qos);
+#endif
     c.direct_prio = row->direct_prio;
     // From 23.02 a row wraps its factors (NULL for an operator-set priority).
 #if FW_SLURM_AT_LEAST(23, 2, 0)

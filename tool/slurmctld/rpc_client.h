@@ -81,6 +81,9 @@ struct ControllerJob {
 struct ControllerFactors {
   uint32_t job_id = 0;
   std::string partition;
+  // The row's QOS (23.02 and later; empty in 22.05): a job with several
+  // QOS (24.11 and later) has one row per (partition, QOS).
+  std::string qos_name;
   double age = 0, assoc = 0, fairshare = 0, job_size = 0, partition_factor = 0, qos = 0;
   uint32_t site = 0, nice = 0;
   uint32_t direct_prio = 0;
