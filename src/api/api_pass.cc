@@ -24,7 +24,7 @@ namespace {
 // runs, so the TRES values and the priorities of multi-partition and
 // multi-QOS jobs live in a parallel array and a shared arena rather than in the
 // record (64 bytes); the job id is kept only in the index, and with the
-// gathered key for the jobs the store will touch.
+// gathered key's fingerprint for the jobs the store will touch.
 struct PassRecord {
   double age = 0, assoc = 0, fairshare = 0, job_size = 0, partition = 0, qos = 0;
   uint32_t priority = 0;
@@ -501,7 +501,8 @@ uint64_t fw_job_key_fingerprint(const fw_job_key_t* key) {
   // storing for a computed priority to still be right. Anything else a job
   // update changes goes through priority_p_set, which recomputes under the
   // caller's lock. Each field is mixed in with splitmix64's finaliser, so
-  // that a change of any bit of any field changes the result.
+  // that a changed field leaves the result equal with a chance of 2^-64
+  // (fairway_api.h).
   uint64_t h = 0;
   const auto mix = [&h](uint64_t v) {
     uint64_t z = h + v + 0x9e3779b97f4a7c15ull;
