@@ -32,7 +32,20 @@ enum PriorityFlag : uint32_t {
   kFlagNoNormalTres = 1u << 10,
   kFlagNoNormalAll = kFlagNoNormalAssoc | kFlagNoNormalPart | kFlagNoNormalQos |
                      kFlagNoNormalTres,
+  // From 25.05 (slurm-25-05-8-1:slurm/slurm.h): billing is the MAX of a
+  // node's CPU, memory and node TRES plus the sum of its GRES. Only
+  // slurmctld computes billing (calc_job_billable_tres); Fairway reads the
+  // billing it recorded, so the core never looks at this bit.
+  kFlagMaxTresGres = 1u << 11,
 };
+
+// A Slurm release as SLURM_VERSION_NUM(a, b, c) encodes it
+// (slurm/slurm_version.h): the reader and writer of slurm.conf values
+// follow the release a tool was built for.
+constexpr uint32_t SlurmVersionNum(uint32_t major, uint32_t minor, uint32_t micro) {
+  return (major << 16) | (minor << 8) | micro;
+}
+constexpr uint32_t kSlurm2205 = SlurmVersionNum(22, 5, 0);
 
 // PriorityUsageResetPeriod, in slurm.h's numbering (PRIORITY_RESET_*).
 enum class ResetPeriod : uint16_t {

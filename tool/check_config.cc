@@ -358,6 +358,8 @@ struct CheckConfigArgs {
   bool parsable = false;
   bool long_format = false;
   bool json = false;
+  std::string slurm_version;       // --slurm-version as given
+  uint32_t built_slurm_version = kSlurm2205;
 };
 
 const char* SeverityName(Severity s) { return s == Severity::kError ? "error" : "warning"; }
@@ -373,9 +375,21 @@ int RunCheckConfig(const CheckConfigArgs& args) {
     const char* env = std::getenv("SLURM_CONF");
     path = env && *env ? env : "/etc/slurm/slurm.conf";
   }
+  uint32_t version = args.built_slurm_version;
+  if (!args.slurm_version.empty()) {
+    std::optional<uint32_t> v = ParseSlurmRelease(args.slurm_version);
+    if (!v) {
+      std::fprintf(stderr,
+                   "fairway check-config: --slurm-version '%s' is not a release such as 24.11 "
+                   "or 25.05.8 (22.05 to 26.05)\n",
+                   args.slurm_version.c_str());
+      return 2;
+    }
+    version = *v;
+  }
   SlurmConf conf;
   std::string error;
-  if (!ReadSlurmConfFile(path, &conf, &error)) {
+  if (!ReadSlurmConfFile(path, &conf, &error, version)) {
     std::fprintf(stderr, "fairway check-config: %s\n", error.c_str());
     return 2;
   }
@@ -433,7 +447,7 @@ int RunCheckConfig(const CheckConfigArgs& args) {
          {{"PriorityMaxAge", SlurmTimeString(static_cast<uint32_t>(claims.max_age_s))},
           {"PriorityDecayHalfLife", SlurmTimeString(static_cast<uint32_t>(claims.decay_half_life_s))},
           {"PriorityCalcPeriod", SlurmTimeString(static_cast<uint32_t>(claims.calc_period_s))},
-          {"PriorityFlags", SlurmPriorityFlagsString(p.flags)},
+          {"PriorityFlags", SlurmPriorityFlagsString(p.flags, conf.slurm_version)},
           {"PriorityWeightAge", std::to_string(p.weight_age)},
           {"PriorityWeightAssoc", std::to_string(p.weight_assoc)},
           {"PriorityWeightFairshare", std::to_string(p.weight_fairshare)},
@@ -508,8 +522,33 @@ int RunCheckConfig(const CheckConfigArgs& args) {
 
 }  // namespace
 
-void RegisterCheckConfigCommand(CLI::App& app) {
+std::optional<uint32_t> ParseSlurmRelease(const std::string& text) {
+  uint32_t part[3] = {0, 0, 0};
+  int parts = 0;
+  size_t i = 0;
+  while (parts < 3) {
+    size_t digits = 0;
+    uint32_t value = 0;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9' && digits < 3) {
+      value = value * 10 + static_cast<uint32_t>(text[i] - '0');
+      ++i;
+      ++digits;
+    }
+    if (digits == 0 || value > 255) return std::nullopt;
+    part[parts++] = value;
+    if (i == text.size()) break;
+    if (text[i] != '.') return std::nullopt;
+    ++i;
+  }
+  if (i != text.size() || parts < 2) return std::nullopt;
+  const uint32_t v = SlurmVersionNum(part[0], part[1], part[2]);
+  if (v < SlurmVersionNum(22, 5, 0) || v >= SlurmVersionNum(26, 6, 0)) return std::nullopt;
+  return v;
+}
+
+void RegisterCheckConfigCommand(CLI::App& app, uint32_t built_slurm_version) {
   auto args = std::make_shared<CheckConfigArgs>();
+  args->built_slurm_version = built_slurm_version;
   CLI::App* sub = app.add_subcommand(
       "check-config",
       "Check the priority settings of a slurm.conf (default $SLURM_CONF or "
@@ -522,6 +561,10 @@ void RegisterCheckConfigCommand(CLI::App& app) {
   sub->add_flag("-P,--parsable", args->parsable, "'|'-separated output");
   sub->add_flag("-l,--long", args->long_format, "also show the effective settings and informational notes");
   sub->add_flag("--json", args->json, "JSON output");
+  sub->add_option("--slurm-version", args->slurm_version,
+                  "read slurm.conf as this Slurm release does (e.g. 25.05; default " +
+                      SlurmReleaseName(built_slurm_version) +
+                      ", the release this tool was built for): PriorityFlags differ by release");
   sub->callback([args]() {
     int rc = RunCheckConfig(*args);
     if (rc != 0) throw CLI::RuntimeError(rc);

@@ -9,6 +9,7 @@
 #include "explain.h"
 #include "fairshare_table.h"
 #include "simulate.h"
+#include "slurmctld/rpc_client.h"
 #include "usage.h"
 
 namespace {
@@ -25,7 +26,7 @@ int main(int argc, char** argv) {
     std::printf("fairway %s\n", PACKAGE_VERSION);
   });
   fairway::RegisterFairshareCommand(app);
-  fairway::RegisterCheckConfigCommand(app);
+  fairway::RegisterCheckConfigCommand(app, fairway::client::BuiltSlurmVersion());
   fairway::RegisterSimulateCommand(app);
   // `fairway explain` (tool/explain.cc).
   fairway::RegisterExplainCommand(app);

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <limits>
@@ -156,11 +157,15 @@ class Reader {
   void Flags(int line, const std::string& value) {
     // read_config.c looks for each flag name anywhere in the text
     // (xstrcasestr), so separators and unknown words do not matter, and a
-    // word that contains a flag name sets that flag.
-    static const char* const kNames[] = {
+    // word that contains a flag name sets that flag. From 25.05 a text
+    // with MAX_TRES_GRES sets that flag and not MAX_TRES; before, Slurm
+    // finds MAX_TRES in it (slurm-25-05-8-1:src/common/read_config.c).
+    const bool knows_gres = conf_->slurm_version >= SlurmVersionNum(25, 5, 0);
+    std::vector<const char*> names = {
         "accrue_always", "small_relative_to_time", "calculate_running", "depth_oblivious",
         "no_fair_tree",  "incr_only",              "max_tres",          "no_normal_all",
         "no_normal_assoc", "no_normal_part",       "no_normal_qos",     "no_normal_tres"};
+    if (knows_gres) names.push_back("max_tres_gres");
     const std::string all = ToLower(value);
     auto has = [&](const char* n) { return all.find(n) != std::string::npos; };
     uint32_t flags = kFlagFairTree;
@@ -170,7 +175,8 @@ class Reader {
     if (has("depth_oblivious")) flags = (flags | kFlagDepthOblivious) & ~kFlagFairTree;
     else if (has("no_fair_tree")) flags &= ~kFlagFairTree;
     if (has("incr_only")) flags |= kFlagIncrOnly;
-    if (has("max_tres")) flags |= kFlagMaxTres;
+    if (knows_gres && has("max_tres_gres")) flags |= kFlagMaxTresGres;
+    else if (has("max_tres")) flags |= kFlagMaxTres;
     if (has("no_normal_all")) flags |= kFlagNoNormalAll;
     if (has("no_normal_assoc")) flags |= kFlagNoNormalAssoc;
     if (has("no_normal_part")) flags |= kFlagNoNormalPart;
@@ -178,33 +184,49 @@ class Reader {
     if (has("no_normal_tres")) flags |= kFlagNoNormalTres;
     conf_->params.flags = flags;
 
+    std::string known;
+    for (const char* n : names) known += (known.empty() ? "" : ", ") + ToUpper(n);
+    const std::string release = SlurmReleaseName(conf_->slurm_version);
     for (const std::string& raw : Split(value, ',')) {
       const std::string word = Trim(raw);
       const std::string token = ToLower(word);
       if (token.empty()) continue;
       bool exact = false;
       std::string contained;
-      for (const char* n : kNames) {
+      const bool gres_word = token.find("max_tres_gres") != std::string::npos;
+      for (const char* n : names) {
+        // From 25.05 MAX_TRES_GRES in a word hides the MAX_TRES in it.
+        if (knows_gres && gres_word && std::string_view(n) == "max_tres") continue;
         if (token == n) exact = true;
         else if (token.find(n) != std::string::npos) contained += (contained.empty() ? "" : ", ") + ToUpper(n);
       }
+      if (exact && knows_gres && token == "max_tres" && (flags & kFlagMaxTresGres)) {
+        BothStart(line, Severity::kWarning, "PriorityFlags", word,
+                  "Slurm " + release + " sets MAX_TRES_GRES and not MAX_TRES when the text "
+                  "holds both; billing sums each node's GRES instead of taking their MAX",
+                  "runs with MAX_TRES_GRES", "runs with MAX_TRES_GRES");
+        continue;
+      }
       if (exact) continue;
       if (!contained.empty()) {
+        const std::string why = gres_word && !knows_gres
+                                    ? " (MAX_TRES_GRES is a flag from Slurm 25.05; Slurm " +
+                                          release + " finds MAX_TRES in it)"
+                                    : "";
         BothStart(line, Severity::kWarning, "PriorityFlags", word,
-                  "'" + word + "' is not a flag name, but Slurm finds flag names anywhere in "
-                  "the text and sets " + contained,
+                  "'" + word + "' is not a flag name in Slurm " + release +
+                      ", but Slurm finds flag names anywhere in the text and sets " + contained +
+                      why,
                   "runs with " + contained, "runs with " + contained);
       } else if (token == "fair_tree") {
         BothStart(line, Severity::kWarning, "PriorityFlags", word,
-                  "'" + word + "' is not a flag in Slurm 22.05 (Fair Tree is the default); "
-                  "Slurm ignores it",
+                  "'" + word + "' is not a flag in Slurm " + release +
+                      " (Fair Tree is the default); Slurm ignores it",
                   "ignores it", "ignores it");
       } else {
         BothStart(line, Severity::kWarning, "PriorityFlags", word,
-                  "unknown flag '" + word + "': Slurm ignores it without a word; known: "
-                  "ACCRUE_ALWAYS, SMALL_RELATIVE_TO_TIME, CALCULATE_RUNNING, DEPTH_OBLIVIOUS, "
-                  "NO_FAIR_TREE, INCR_ONLY, MAX_TRES, NO_NORMAL_ALL, NO_NORMAL_ASSOC, "
-                  "NO_NORMAL_PART, NO_NORMAL_QOS, NO_NORMAL_TRES",
+                  "unknown flag '" + word + "': Slurm " + release +
+                      " ignores it without a word; known: " + known,
                   "ignores it", "ignores it");
       }
     }
@@ -500,9 +522,16 @@ std::optional<uint64_t> CountHostList(std::string_view hostlist) {
   return total;
 }
 
-SlurmConf ParseSlurmConf(std::istream& in, const std::string& source) {
+std::string SlurmReleaseName(uint32_t slurm_version) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%u.%02u", slurm_version >> 16, (slurm_version >> 8) & 0xff);
+  return buf;
+}
+
+SlurmConf ParseSlurmConf(std::istream& in, const std::string& source, uint32_t slurm_version) {
   SlurmConf conf;
   conf.source = source;
+  conf.slurm_version = slurm_version;
   Reader reader(&conf);
   std::string raw;
   int line = 0;
@@ -547,13 +576,14 @@ SlurmConf ParseSlurmConf(std::istream& in, const std::string& source) {
   return conf;
 }
 
-bool ReadSlurmConfFile(const std::string& path, SlurmConf* conf, std::string* error) {
+bool ReadSlurmConfFile(const std::string& path, SlurmConf* conf, std::string* error,
+                       uint32_t slurm_version) {
   std::ifstream in(path);
   if (!in) {
     *error = path + ": cannot open for reading";
     return false;
   }
-  *conf = ParseSlurmConf(in, path);
+  *conf = ParseSlurmConf(in, path, slurm_version);
   return true;
 }
 

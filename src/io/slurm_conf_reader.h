@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Reads the priority settings of a slurm.conf text into Params, the way
-// Slurm 22.05 reads them (slurm-22-05-8-1:src/common/read_config.c): keys are
+// Slurm reads them (slurm-22-05-8-1:src/common/read_config.c; PriorityFlags
+// as the release given reads them, 22.05 to 26.05): keys are
 // case-insensitive, '#' starts a comment, `Include` lines are skipped with a
 // note, NodeName lines are counted (nodes and CPUs) for capacity checks.
 // Every problem becomes a Diagnostic naming the setting and the value, with
@@ -19,6 +20,7 @@
 
 #include "../diagnostic.h"
 #include "../params.h"
+#include "../slurm_values.h"
 
 namespace fairway {
 
@@ -48,6 +50,9 @@ struct TresWeight {
 
 struct SlurmConf {
   std::string source;                  // file name used in messages
+  // The Slurm release whose reader this one follows (SlurmVersionNum):
+  // PriorityFlags' names and how scontrol prints them change by release.
+  uint32_t slurm_version = kSlurm2205;
   Params params;                       // Slurm's defaults where unset
   std::string priority_type;           // PriorityType as written; empty = unset
   std::string priority_parameters;     // PriorityParameters as written
@@ -70,10 +75,17 @@ struct SlurmConf {
   bool Has(const std::string& canonical_name) const { return settings.count(canonical_name) > 0; }
 };
 
-// Parses slurm.conf text; never fails (problems are diagnostics).
-SlurmConf ParseSlurmConf(std::istream& in, const std::string& source);
+// Parses slurm.conf text as Slurm `slurm_version` (SlurmVersionNum) reads
+// it; never fails (problems are diagnostics).
+SlurmConf ParseSlurmConf(std::istream& in, const std::string& source,
+                         uint32_t slurm_version = kSlurm2205);
 // Reads a file; false with *error when it cannot be opened.
-bool ReadSlurmConfFile(const std::string& path, SlurmConf* conf, std::string* error);
+bool ReadSlurmConfFile(const std::string& path, SlurmConf* conf, std::string* error,
+                       uint32_t slurm_version = kSlurm2205);
+
+// "25.05" for SlurmVersionNum(25, 5, x): the release series, as messages
+// name it.
+std::string SlurmReleaseName(uint32_t slurm_version);
 
 // PriorityWeightTRES, as slurm_get_tres_weight_array reads it against the
 // configured TRES (lower-case "cpu", "gres/gpu"; empty = Slurm's defaults).

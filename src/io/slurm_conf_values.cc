@@ -152,7 +152,7 @@ std::string SlurmTimeString(uint32_t seconds) {
   return buf;
 }
 
-std::string SlurmPriorityFlagsString(uint32_t flags) {
+std::string SlurmPriorityFlagsString(uint32_t flags, uint32_t slurm_version) {
   std::string out;
   auto add = [&](const char* name) { out += (out.empty() ? "" : ",") + std::string(name); };
   if (flags & kFlagAccrueAlways) add("ACCRUE_ALWAYS");
@@ -162,7 +162,16 @@ std::string SlurmPriorityFlagsString(uint32_t flags) {
   if (!(flags & kFlagFairTree)) add("NO_FAIR_TREE");
   if (flags & kFlagIncrOnly) add("INCR_ONLY");
   if (flags & kFlagMaxTres) add("MAX_TRES");
-  if (flags & kFlagNoNormalAll) add("NO_NORMAL_ALL");
+  if (slurm_version >= SlurmVersionNum(25, 5, 0) && (flags & kFlagMaxTresGres)) add("MAX_TRES_GRES");
+  const uint32_t no_normal = flags & kFlagNoNormalAll;
+  if (slurm_version < SlurmVersionNum(25, 11, 0) ? no_normal != 0 : no_normal == kFlagNoNormalAll) {
+    add("NO_NORMAL_ALL");
+  } else {
+    if (flags & kFlagNoNormalAssoc) add("NO_NORMAL_ASSOC");
+    if (flags & kFlagNoNormalPart) add("NO_NORMAL_PART");
+    if (flags & kFlagNoNormalQos) add("NO_NORMAL_QOS");
+    if (flags & kFlagNoNormalTres) add("NO_NORMAL_TRES");
+  }
   return out;
 }
 

@@ -20,6 +20,8 @@
 #include <string>
 #include <string_view>
 
+#include "../slurm_values.h"
+
 namespace fairway {
 
 // Slurm's INFINITE (0xffffffff) and NO_VAL (0xfffffffe) as the int that
@@ -60,10 +62,14 @@ SlurmTimeSetting ReadSlurmTimeSetting(std::string_view text, SlurmTimeKind kind)
 // `scontrol show config`; "UNLIMITED" for 0xffffffff.
 std::string SlurmTimeString(uint32_t seconds);
 
-// PriorityFlags as `scontrol show config` prints them (priority_flags_string,
-// slurm-22-05-8-1:src/common/slurm_protocol_defs.c): any NO_NORMAL_* bit
-// prints as NO_NORMAL_ALL there, and a cleared FAIR_TREE bit as NO_FAIR_TREE.
-std::string SlurmPriorityFlagsString(uint32_t flags);
+// PriorityFlags as `scontrol show config` of Slurm `slurm_version`
+// (SlurmVersionNum) prints them (priority_flags_string,
+// slurm-22-05-8-1:src/common/slurm_protocol_defs.c): a cleared FAIR_TREE bit
+// prints as NO_FAIR_TREE; up to 25.05 any NO_NORMAL_* bit prints as
+// NO_NORMAL_ALL, from 25.11 only all four do and fewer print one by one
+// (slurm-25-11-7-1:src/common/slurm_protocol_defs.c); MAX_TRES_GRES from
+// 25.05.
+std::string SlurmPriorityFlagsString(uint32_t flags, uint32_t slurm_version = kSlurm2205);
 
 // s_p_handle_uint32 / s_p_handle_uint16: the value Slurm stores, or nullopt
 // with *why (Slurm's own words) when slurm.conf fails to parse.

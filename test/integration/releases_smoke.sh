@@ -9,7 +9,9 @@
 # with sacctmgr; a job of that user runs, is recorded by slurmdbd and
 # charged to the user's association (sshare's RawUsage); a pending job shows
 # in sprio -l with the priority squeue gives it, and sshare -a -l has the
-# user's row; after restart-ctld every daemon still runs; stop leaves no
+# user's row; restarted on PriorityFlags=MAX_TRES_GRES,NO_NORMAL_QOS,
+# NO_NORMAL_PART, slurmctld holds the flags `fairway check-config` claims
+# for that release; after restart-ctld every daemon still runs; stop leaves no
 # daemon, no slurmstepd and no mount behind.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -79,7 +81,18 @@ for rel in $releases; do
 
   # restart-ctld follows the release; slurmd, told to register again
   # (SIGHUP), re-executes itself from 23.11 on: all five daemons still run.
-  restart_ctld "$c" "$type" >/dev/null 2>&1
+  # It restarts on PriorityFlags whose reading and printing changed in
+  # 25.05 and 25.11, and `fairway check-config` (built for this release,
+  # FW_TOOL, else told the release) must claim what slurmctld prints.
+  printf 'PriorityFlags=MAX_TRES_GRES,NO_NORMAL_QOS,NO_NORMAL_PART\n' > "$c.flags"
+  restart_ctld "$c" "$type" "$c.flags" >/dev/null 2>&1
+  held=$(scontrol show config | awk -F' = ' '$1 ~ /^PriorityFlags *$/ {print $2}')
+  relarg=(); [ -n "${FW_TOOL:-}" ] || relarg=(--slurm-version "$rel")
+  claim=$("$FAIRWAY" check-config "${relarg[@]}" --json "$SLURM_CONF" 2>"$c.check.err" \
+    | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["controllers"]["scontrol_show_config"]["PriorityFlags"])')
+  [ -n "$held" ] && [ "$claim" = "$held" ] \
+    && pass "$rel: check-config claims PriorityFlags $claim, as slurmctld holds them" \
+    || { fail "$rel: slurmctld holds PriorityFlags '$held', check-config claims '$claim'"; cat "$c.check.err"; }
   if "$FW_CLUSTER" status --dir "$c" > "$c.status" 2>&1 && [ "$(scontrol show config | awk '$1 == "SLURM_VERSION" {print $3}')" = "$rel" ]; then
     pass "$rel: after restart-ctld all five daemons run and slurmctld is $rel again"
   else

@@ -62,6 +62,21 @@ std::string Dump(const CheckReport& r) {
   return s;
 }
 
+TEST(CheckConfig, SlurmReleaseNames) {
+  EXPECT_EQ(ParseSlurmRelease("25.05"), SlurmVersionNum(25, 5, 0));
+  EXPECT_EQ(ParseSlurmRelease("24.11.5"), SlurmVersionNum(24, 11, 5));
+  EXPECT_EQ(ParseSlurmRelease("26.05.3"), SlurmVersionNum(26, 5, 3));
+  EXPECT_EQ(ParseSlurmRelease("22.05"), kSlurm2205);
+  EXPECT_FALSE(ParseSlurmRelease("21.08"));   // before Fairway's first
+  EXPECT_FALSE(ParseSlurmRelease("26.11"));   // after its last
+  EXPECT_FALSE(ParseSlurmRelease("25"));
+  EXPECT_FALSE(ParseSlurmRelease("25.05."));
+  EXPECT_FALSE(ParseSlurmRelease("25.05.x"));
+  EXPECT_FALSE(ParseSlurmRelease("25.05.8.1"));
+  EXPECT_FALSE(ParseSlurmRelease(""));
+  EXPECT_EQ(SlurmReleaseName(SlurmVersionNum(25, 5, 8)), "25.05");
+}
+
 TEST(CheckConfig, CleanConfigPasses) {
   CheckReport r = Check("conf_clean.conf");
   EXPECT_EQ(r.errors(), 0) << Dump(r);

@@ -65,6 +65,39 @@ TEST(SlurmConfReader, FlagsAsSlurmReadsThem) {
   EXPECT_TRUE(HasDiagnostic(conf, "PriorityFlags", Severity::kWarning, 1));
 }
 
+// PRIORITY_FLAGS_MAX_TRES_GRES (25.05+): read_config.c of 25.05 sets it for
+// a text holding MAX_TRES_GRES, and then not MAX_TRES; an older release
+// finds MAX_TRES in the same text (xstrcasestr).
+TEST(SlurmConfReader, MaxTresGresByRelease) {
+  auto parse = [](const std::string& text, uint32_t version) {
+    std::istringstream in(text);
+    return ParseSlurmConf(in, "test.conf", version);
+  };
+  const uint32_t v2411 = SlurmVersionNum(24, 11, 5), v2505 = SlurmVersionNum(25, 5, 0);
+  SlurmConf old = parse("PriorityFlags=MAX_TRES_GRES", v2411);
+  EXPECT_EQ(old.params.flags, kFlagFairTree | kFlagMaxTres);
+  ASSERT_EQ(old.diagnostics.size(), 1u);
+  EXPECT_NE(old.diagnostics[0].diagnostic.message.find("finds MAX_TRES in it"), std::string::npos)
+      << old.diagnostics[0].diagnostic.message;
+  EXPECT_EQ(old.diagnostics[0].fairway->does, "runs with MAX_TRES");
+
+  SlurmConf now = parse("PriorityFlags=max_tres_gres", v2505);
+  EXPECT_EQ(now.params.flags, kFlagFairTree | kFlagMaxTresGres);
+  EXPECT_TRUE(now.diagnostics.empty());
+  // Both named: Slurm keeps only MAX_TRES_GRES, and says nothing.
+  SlurmConf both = parse("PriorityFlags=MAX_TRES,MAX_TRES_GRES", SlurmVersionNum(26, 5, 3));
+  EXPECT_EQ(both.params.flags, kFlagFairTree | kFlagMaxTresGres);
+  EXPECT_TRUE(HasDiagnostic(both, "PriorityFlags", Severity::kWarning, 1));
+  EXPECT_EQ(parse("PriorityFlags=MAX_TRES", v2505).params.flags, kFlagFairTree | kFlagMaxTres);
+  // A word holding MAX_TRES_GRES sets only it, from 25.05.
+  SlurmConf word = parse("PriorityFlags=XMAX_TRES_GRES", v2505);
+  EXPECT_EQ(word.params.flags, kFlagFairTree | kFlagMaxTresGres);
+  ASSERT_EQ(word.diagnostics.size(), 1u);
+  EXPECT_EQ(word.diagnostics[0].fairway->does, "runs with MAX_TRES_GRES");
+  // The default is 22.05's reader.
+  EXPECT_EQ(Parse("PriorityFlags=MAX_TRES_GRES").params.flags, kFlagFairTree | kFlagMaxTres);
+}
+
 TEST(SlurmConfReader, TimesAreMinutesOrSlurmTimeStrings) {
   SlurmConf conf = Parse("PriorityDecayHalfLife=90\nPriorityMaxAge=1-12\nPriorityCalcPeriod=2\n");
   EXPECT_EQ(conf.params.decay_half_life_s, 90 * 60);

@@ -131,5 +131,17 @@ TEST(SlurmConfValues, PriorityFlagsAsScontrolPrintsThem) {
             "MAX_TRES,NO_NORMAL_ALL");
 }
 
+// Two changes of priority_flags_string: MAX_TRES_GRES from 25.05; from
+// 25.11 NO_NORMAL_ALL only for all four bits, the others one by one.
+TEST(SlurmConfValues, PriorityFlagsByRelease) {
+  const uint32_t flags = kFlagFairTree | kFlagMaxTresGres | kFlagNoNormalQos | kFlagNoNormalPart;
+  EXPECT_EQ(SlurmPriorityFlagsString(flags, SlurmVersionNum(24, 11, 5)), "NO_NORMAL_ALL");
+  EXPECT_EQ(SlurmPriorityFlagsString(flags, SlurmVersionNum(25, 5, 8)), "MAX_TRES_GRES,NO_NORMAL_ALL");
+  EXPECT_EQ(SlurmPriorityFlagsString(flags, SlurmVersionNum(25, 11, 0)),
+            "MAX_TRES_GRES,NO_NORMAL_PART,NO_NORMAL_QOS");
+  EXPECT_EQ(SlurmPriorityFlagsString(kFlagNoNormalAll, SlurmVersionNum(26, 5, 3)),
+            "NO_FAIR_TREE,NO_NORMAL_ALL");
+}
+
 }  // namespace
 }  // namespace fairway

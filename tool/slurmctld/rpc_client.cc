@@ -31,6 +31,8 @@ typedef struct listIterator list_itr_t;
 
 namespace fairway::client {
 
+uint32_t BuiltSlurmVersion() { return SLURM_VERSION_NUMBER; }
+
 namespace {
 
 // errno, not slurm_get_errno (gone in 24.11): libslurm sets errno.

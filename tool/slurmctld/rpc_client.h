@@ -98,6 +98,11 @@ bool LoadJobs(std::vector<ControllerJob>* jobs, const std::vector<std::string>& 
               std::string* error);
 bool LoadFactors(std::vector<ControllerFactors>* factors, std::string* error);
 
+// The Slurm release this tool was built against (SLURM_VERSION_NUMBER of
+// its slurm/slurm_version.h): the only one whose libslurm it runs with, and
+// the release `check-config` reads slurm.conf as unless told otherwise.
+uint32_t BuiltSlurmVersion();
+
 // "cpu=2,mem=1G,node=1,billing=2" in the given TRES order (memory in MB, as
 // Slurm counts it).
 std::vector<uint64_t> ParseTresString(const std::string& text,
