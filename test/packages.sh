@@ -15,7 +15,8 @@
 #            package's directory is Slurm's default); slurmctld mapped the
 #            installed plugin; a job runs; sprio and sshare answer;
 #            `fairway explain job` equals the controller; `man fairway` and
-#            `man 5 priority_fairway` render; apt-get purge leaves no file.
+#            `man 5 priority_fairway` render; the bash completion completes
+#            a subcommand; apt-get purge leaves no file.
 # Alongside: fairway.spec built with rpmbuild -bb against Slurm
 # $FAIRWAY_RPM_RELEASE (default 26.05.3; its configured tree from
 # scripts/slurm-source, skipped without the tarball), its file list checked.
@@ -207,6 +208,12 @@ one() {
     grep -q '^NAME' "$work/$suite-man" && pass "$suite: man $m renders ($(wc -l < "$work/$suite-man") lines)" \
       || fail "$suite: man $m: $(head -3 "$work/$suite-man")"
   done
+  # The completion, sourced as bash-completion would, completes a subcommand.
+  local comp=/usr/share/bash-completion/completions/fairway got
+  got=$(in_root "$i/m" bash -c "_init_completion() { cur=\${COMP_WORDS[COMP_CWORD]}; prev=\${COMP_WORDS[COMP_CWORD-1]}; words=(\"\${COMP_WORDS[@]}\"); cword=\$COMP_CWORD; }
+    . $comp && COMP_WORDS=(fairway check-c) COMP_CWORD=1 && _fairway && echo \"\${COMPREPLY[*]}\"" 2>&1)
+  [ "$got" = check-config ] && pass "$suite: bash completion installed ($comp): 'fairway check-c' completes to $got" \
+    || fail "$suite: bash completion of 'fairway check-c': '$got'"
   "$cl" stop --dir "$c" >/dev/null 2>&1
 
   if in_root "$i/m" apt-get purge -y -q fairway slurm-wlm-fairway-plugin >> "$work/$suite-install.log" 2>&1; then
