@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # bench/live.sh — the live benchmark: priority/multifactor against
-# priority/fairway on a real Slurm 22.05 controller with the same
+# priority/fairway on a real Slurm controller with the same
 # association tree (~1,100 associations) and the same pending queue
 # (BENCH_JOBS jobs, default 20000), one after the other in one run.
 #
@@ -41,6 +41,16 @@
 # 5. Print the figures for both plugins and their ratio fairway/multifactor
 #    and write them to BENCH_OUT (default bench/results/latest.txt).
 #
+# BENCH_SLURM=RELEASE runs it on another Slurm release (scripts/cluster
+# --slurm; default the host's 22.05.8), against that release's own
+# multifactor, with the plugin built for it
+# ($FAIRWAY_RELEASE_PLUGINS/RELEASE/priority_fairway.so, default under
+# /var/tmp/fairway-release-plugins: test/compile_matrix.sh with
+# FAIRWAY_COMPILE_KEEP; FW_PLUGIN_SO overrides); results then go to
+# bench/results/latest-RELEASE.txt. The job query probe goes through the
+# release's own libslurm where it is installed under a prefix (a release
+# built from SchedMD's tarball), else through its scontrol.
+#
 # Needs root and a built .libs/priority_fairway.so. About 20 minutes with
 # 20000 jobs; BENCH_JOBS=2000 for a quicker check (the passes still come
 # once a minute). BENCH_KEEP=1 leaves the cluster running (in BENCH_DIR).
@@ -60,7 +70,12 @@ SPRIO_RUNS=${BENCH_SPRIO_RUNS:-5}
 SUBMIT_ROUNDS=${BENCH_SUBMIT_ROUNDS:-3}
 QUIET_SCHED=${BENCH_QUIET_SCHED:-1}
 MEM_SETTLE=${BENCH_MEM_SETTLE:-75}
-OUT=${BENCH_OUT:-$TOP/bench/results/latest.txt}
+SLURM_RELEASE=${BENCH_SLURM:-}
+if [ -n "$SLURM_RELEASE" ]; then
+  OUT=${BENCH_OUT:-$TOP/bench/results/latest-$SLURM_RELEASE.txt}
+else
+  OUT=${BENCH_OUT:-$TOP/bench/results/latest.txt}
+fi
 CORE_RESULTS=${BENCH_CORE_RESULTS:-}
 export FAIRWAY_PORT_BASE=${FAIRWAY_PORT_BASE:-17017}
 export FAIRWAY_CLUSTER_NAME=${FAIRWAY_CLUSTER_NAME:-fwbench}
@@ -68,6 +83,19 @@ PLUGINS="multifactor fairway"
 
 [ "$(id -u)" = 0 ] || { echo "live.sh: must run as root (it starts a private cluster)" >&2; exit 1; }
 [[ $JOBS =~ ^[0-9]+$ && $JOBS -ge 1 ]] || { echo "live.sh: BENCH_JOBS must be a positive number" >&2; exit 1; }
+PROBE_ARGS=()
+if [ -n "$SLURM_RELEASE" ]; then
+  export FW_SLURM=$SLURM_RELEASE
+  export FW_PLUGIN_SO=${FW_PLUGIN_SO:-${FAIRWAY_RELEASE_PLUGINS:-/var/tmp/fairway-release-plugins}/$SLURM_RELEASE/priority_fairway.so}
+  [ -f "$FW_PLUGIN_SO" ] || { echo "live.sh: no plugin built for Slurm $SLURM_RELEASE at $FW_PLUGIN_SO (FAIRWAY_COMPILE_KEEP=DIR test/compile_matrix.sh $SLURM_RELEASE)" >&2; exit 1; }
+  # The release, runnable (made on first use): a prefix or a chroot.
+  slurm_root=$("$TOP/scripts/slurm-release" "$SLURM_RELEASE") || { echo "live.sh: scripts/slurm-release $SLURM_RELEASE failed" >&2; exit 1; }
+  if [ -f "$slurm_root/lib/libslurm.so" ]; then
+    PROBE_ARGS=(--libslurm "$slurm_root/lib/libslurm.so" --slurm-release "$SLURM_RELEASE")
+  else
+    PROBE_ARGS=(--probe scontrol)  # its libslurm lives in a chroot
+  fi
+fi
 prepare_plugin_dir || exit 1
 # A short path: unix socket paths are limited to ~100 bytes.
 DIR=${BENCH_DIR:-$(mktemp -d /tmp/fwbench.XXXXXX)}
@@ -178,6 +206,7 @@ if [ "$N_PENDING" -lt "$JOBS" ]; then
 fi
 PROBE_JOB=$(sort -n "$WORK/queue.0" | awk 'NR == 1')
 PRIORITY_FLAGS=$(scontrol show config | awk -F' = ' '/^PriorityFlags/ { print $2 }')
+CTLD_VERSION=$(scontrol show config | awk '$1 == "SLURM_VERSION" { print $3 }')
 # Slurm 22.05 prints no flag for its default, Fair Tree (only NO_FAIR_TREE).
 case ${PRIORITY_FLAGS:-} in *NO_FAIR_TREE*) ;; *) PRIORITY_FLAGS="${PRIORITY_FLAGS:+$PRIORITY_FLAGS,}(Fair Tree, the default)" ;; esac
 
@@ -238,7 +267,7 @@ measure() {
   else
     log "no uprobes, so no lock-hold figures: $(cat "$WORK/locks-$plugin.err")"
   fi
-  python3 "$TOP/bench/live_probe.py" --pid "$pid" --comm "$comm" --state-dir "$DIR/state" \
+  python3 "$TOP/bench/live_probe.py" --pid "$pid" --comm "$comm" --state-dir "$DIR/state" "${PROBE_ARGS[@]}" \
     --job "$PROBE_JOB" --passes "$PASSES" --timeout $((PASSES * 60 + 120)) \
     --raw "$WORK/raw-$plugin" >"$out" || { cat "$out" >&2; log "probe failed for $plugin"; }
   # The probe stops when the last pass writes its state; fairway logs the
@@ -333,7 +362,11 @@ report() {
   echo "Fairway live benchmark: priority/multifactor vs priority/fairway"
   echo "Date:     $(date -u +%FT%TZ)"
   echo "Machine:  $(hostname -s), nproc=$(nproc), CPU: $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo), kernel $(uname -r)"
-  echo "Slurm:    $(slurmctld -V 2>/dev/null), PriorityFlags=${PRIORITY_FLAGS:-}"
+  if [ -n "$SLURM_RELEASE" ]; then
+    echo "Slurm:    $CTLD_VERSION (scripts/slurm-release $SLURM_RELEASE: $slurm_root), PriorityFlags=${PRIORITY_FLAGS:-}"
+  else
+    echo "Slurm:    $(slurmctld -V 2>/dev/null), PriorityFlags=${PRIORITY_FLAGS:-}"
+  fi
   echo "Fairway:  $(git -C "$TOP" describe --always --dirty 2>/dev/null || echo unknown)"
   echo "Setup:    $N_ASSOCS associations (100 accounts in 3 levels, 1000 users + root in 75 leaf accounts),"
   echo "          ${R[multifactor.pending]:-?} / ${R[fairway.pending]:-?} pending jobs (node drained), PriorityCalcPeriod=1,"

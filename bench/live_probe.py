@@ -52,19 +52,32 @@ def last_decay_ran(state_dir):
         return 0
 
 
-def libslurm_job_loader(job_id):
+class StepId(ctypes.Structure):
+    """slurm_step_id_t of 26.05 (slurm-26-05-3-1:slurm/slurm.h): what its
+    slurm_load_job takes instead of a job id."""
+    _fields_ = [("sluid", ctypes.c_uint64), ("job_id", ctypes.c_uint32),
+                ("step_het_comp", ctypes.c_uint32), ("step_id", ctypes.c_uint32)]
+
+
+def libslurm_job_loader(job_id, libslurm=None, release=None):
     """A function that loads one job through libslurm (returns Slurm's
-    return code), or None when libslurm is not usable here."""
-    libs = sorted(glob.glob("/usr/lib/*/libslurm.so*")) + sorted(glob.glob("/usr/lib/libslurm.so*"))
+    return code), or None when libslurm is not usable here. libslurm: the
+    library of the release the cluster runs (default the host's);
+    release: its version ("26.05.3"; default 22.05), for the signature."""
+    libs = [libslurm] if libslurm else (sorted(glob.glob("/usr/lib/*/libslurm.so*")) +
+                                        sorted(glob.glob("/usr/lib/libslurm.so*")))
     if not libs:
         return None
+    major_minor = tuple(int(x) for x in (release or "22.05").split(".")[:2])
+    by_step_id = major_minor >= (26, 5)
     try:
         # RTLD_GLOBAL: the auth and hash plugins libslurm loads resolve
         # their Slurm symbols in it.
         lib = ctypes.CDLL(libs[0], mode=ctypes.RTLD_GLOBAL)
         lib.slurm_init.argtypes = [ctypes.c_char_p]
         lib.slurm_init.restype = None
-        lib.slurm_load_job.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_uint32,
+        lib.slurm_load_job.argtypes = [ctypes.POINTER(ctypes.c_void_p),
+                                       StepId if by_step_id else ctypes.c_uint32,
                                        ctypes.c_uint16]
         lib.slurm_load_job.restype = ctypes.c_int
         lib.slurm_free_job_info_msg.argtypes = [ctypes.c_void_p]
@@ -72,10 +85,12 @@ def libslurm_job_loader(job_id):
         lib.slurm_init(None)  # reads SLURM_CONF
     except (OSError, AttributeError):
         return None
+    NO_VAL = 0xfffffffe
+    job = StepId(0, job_id, NO_VAL, NO_VAL) if by_step_id else job_id
 
     def load():
         msg = ctypes.c_void_p()
-        rc = lib.slurm_load_job(ctypes.byref(msg), job_id, 0)
+        rc = lib.slurm_load_job(ctypes.byref(msg), job, 0)
         if rc == 0:
             lib.slurm_free_job_info_msg(msg)
         return rc
@@ -102,10 +117,13 @@ def main():
     ap.add_argument("--interval", type=float, default=0.01)
     ap.add_argument("--raw", help="write raw samples and probes to this file prefix")
     ap.add_argument("--probe", choices=["api", "scontrol"], default="api")
+    ap.add_argument("--libslurm", help="libslurm of the cluster's release (default the host's)")
+    ap.add_argument("--slurm-release", help="that release, e.g. 26.05.3 (default 22.05)")
     ap.add_argument("--probe-gap", type=float, default=0.002,
                     help="seconds between the end of one probe and the next")
     a = ap.parse_args()
-    load_job = libslurm_job_loader(int(a.job)) if a.probe == "api" else None
+    load_job = (libslurm_job_loader(int(a.job), a.libslurm, a.slurm_release)
+                if a.probe == "api" else None)
     probe_kind = "slurm_load_job" if load_job else "scontrol"
 
     tid = find_tid(a.pid, a.comm)
