@@ -51,6 +51,11 @@
 # release's own libslurm where it is installed under a prefix (a release
 # built from SchedMD's tarball), else through its scontrol.
 #
+# BENCH_BASELINE_SO=FILE also measures (a) for another build of the plugin
+# (say, the commit before a change) in the same run, on the same state,
+# right after the two plugins: the report then gives its pass CPU and the
+# ratios fairway/baseline and baseline/multifactor (about 6 minutes more).
+#
 # Needs root and a built .libs/priority_fairway.so. About 20 minutes with
 # 20000 jobs; BENCH_JOBS=2000 for a quicker check (the passes still come
 # once a minute). BENCH_KEEP=1 leaves the cluster running (in BENCH_DIR).
@@ -80,6 +85,10 @@ CORE_RESULTS=${BENCH_CORE_RESULTS:-}
 export FAIRWAY_PORT_BASE=${FAIRWAY_PORT_BASE:-17017}
 export FAIRWAY_CLUSTER_NAME=${FAIRWAY_CLUSTER_NAME:-fwbench}
 PLUGINS="multifactor fairway"
+BASELINE_SO=${BENCH_BASELINE_SO:-}
+if [ -n "$BASELINE_SO" ] && [ ! -f "$BASELINE_SO" ]; then
+  echo "live.sh: BENCH_BASELINE_SO=$BASELINE_SO: no such file" >&2; exit 1
+fi
 
 [ "$(id -u)" = 0 ] || { echo "live.sh: must run as root (it starts a private cluster)" >&2; exit 1; }
 [[ $JOBS =~ ^[0-9]+$ && $JOBS -ge 1 ]] || { echo "live.sh: BENCH_JOBS must be a positive number" >&2; exit 1; }
@@ -241,14 +250,17 @@ restart_after_first_pass() {
     sleep 0.2
   done
 }
+# measure LABEL: (a) and (b) for multifactor, fairway, or baseline (the
+# BENCH_BASELINE_SO build loaded as priority/fairway).
 measure() {
-  local plugin=$1 pid comm out
-  log "== priority/$plugin: restarting slurmctld"
-  restart_after_first_pass "$plugin" "$WORK/restart-$plugin.log" || return 1
+  local plugin=$1 pid comm out type=$1
+  [ "$plugin" = baseline ] && type=fairway
+  log "== $plugin (priority/$type): restarting slurmctld"
+  restart_after_first_pass "$type" "$WORK/restart-$plugin.log" || return 1
   pid=$(ctld_pid)
-  comm=decay; [ "$plugin" = fairway ] && comm=fw_decay
+  comm=decay; [ "$type" = fairway ] && comm=fw_decay
   if ! grep -q "^$comm\$" /proc/"$pid"/task/*/comm 2>/dev/null; then
-    echo "live.sh: slurmctld $pid has no thread named $comm: priority/$plugin not loaded?" >&2
+    echo "live.sh: slurmctld $pid has no thread named $comm: priority/$type not loaded?" >&2
     grep -i 'priority' "$DIR/log/slurmctld.log" | tail -5 >&2
     return 1
   fi
@@ -281,7 +293,7 @@ measure() {
   while IFS='=' read -r k v; do R[$plugin.$k]=$v; done <"$out"
   # Fairway also times its own job write-lock holds in the priority pass;
   # the last PASSES passes are the measured ones.
-  if [ "$plugin" = fairway ]; then
+  if [ "$type" = fairway ]; then
     R[$plugin.hold_list]=$(grep 'priority/fairway: priority pass:' "$DIR/log/slurmctld.log" |
       tail -n "$PASSES" |
       sed -n 's/.* \([0-9]*\) stored; job write lock held \([0-9.]*\) ms, longest \([0-9.]*\) ms of \([0-9]*\) holds.*/\2 \3 \4 \1/p' |
@@ -329,6 +341,11 @@ for p in $PLUGINS; do
   R[$p.rss_per_job_b]=$(bytes_per_job "${R[$p.rss_settled_mib]}" "${R[basic.rss_settled_mib]}" 1048576 "${R[$p.mem_pending]}")
 done
 for p in $PLUGINS; do measure "$p"; done
+if [ -n "$BASELINE_SO" ]; then
+  cp "$BASELINE_SO" "$FW_PLUGIN_DIR/priority_fairway.so"
+  measure baseline
+  cp "${FW_PLUGIN_SO:-$TOP/.libs/priority_fairway.so}" "$FW_PLUGIN_DIR/priority_fairway.so"
+fi
 # (c) and (d) in rounds that alternate the plugins (ABBA...), each after a
 # restart: run one after the other, whichever plugin came second met a
 # different machine (slurmdbd's hourly rollup, the first plugin's
@@ -409,6 +426,18 @@ report() {
   done
   echo "fairway: job write lock in the priority pass (its log): ${R[fairway.hold_list]:-?}"
   echo "fairway: decay pass CPU by phase, mean ms (its log): ${R[fairway.phases]:-?}"
+  if [ -n "$BASELINE_SO" ]; then
+    echo
+    echo "Baseline, measured after the two in the same run: $BASELINE_SO"
+    printf '%-46s %12s %12s %10s %10s\n' "figure" "baseline" "fairway" "f/base" "base/m"
+    for k in pass_cpu_ms_mean pass_cpu_ms_median pass_cpu_ms_max; do
+      printf '%-46s %12s %12s %10s %10s\n' "(a) decay pass CPU, ${k#pass_cpu_ms_} (ms)" "${R[baseline.$k]:-nan}" \
+        "${R[fairway.$k]:-nan}" "$(ratio "${R[fairway.$k]:-nan}" "${R[baseline.$k]:-nan}")" \
+        "$(ratio "${R[baseline.$k]:-nan}" "${R[multifactor.$k]:-nan}")"
+    done
+    echo "baseline: pass CPU ms: ${R[baseline.pass_cpu_ms]:-}"
+    echo "baseline: decay pass CPU by phase, mean ms (its log): ${R[baseline.phases]:-?}"
+  fi
   if [ -n "$CORE_RESULTS" ] && [ -s "$CORE_RESULTS" ]; then
     echo
     echo "Core micro-benchmarks (make bench-core, same machine):"
