@@ -522,30 +522,6 @@ int RunCheckConfig(const CheckConfigArgs& args) {
 
 }  // namespace
 
-std::optional<uint32_t> ParseSlurmRelease(const std::string& text) {
-  uint32_t part[3] = {0, 0, 0};
-  int parts = 0;
-  size_t i = 0;
-  while (parts < 3) {
-    size_t digits = 0;
-    uint32_t value = 0;
-    while (i < text.size() && text[i] >= '0' && text[i] <= '9' && digits < 3) {
-      value = value * 10 + static_cast<uint32_t>(text[i] - '0');
-      ++i;
-      ++digits;
-    }
-    if (digits == 0 || value > 255) return std::nullopt;
-    part[parts++] = value;
-    if (i == text.size()) break;
-    if (text[i] != '.') return std::nullopt;
-    ++i;
-  }
-  if (i != text.size() || parts < 2) return std::nullopt;
-  const uint32_t v = SlurmVersionNum(part[0], part[1], part[2]);
-  if (v < SlurmVersionNum(22, 5, 0) || v >= SlurmVersionNum(26, 6, 0)) return std::nullopt;
-  return v;
-}
-
 void RegisterCheckConfigCommand(CLI::App& app, uint32_t built_slurm_version) {
   auto args = std::make_shared<CheckConfigArgs>();
   args->built_slurm_version = built_slurm_version;

@@ -63,9 +63,6 @@ struct ControllerClaims {
 };
 ControllerClaims ClaimsOf(const CheckReport& report, const SlurmConf& conf);
 
-// "25.05" or "25.05.8" as SlurmVersionNum; nullopt for anything else.
-std::optional<uint32_t> ParseSlurmRelease(const std::string& text);
-
 // Exit codes: 0 no errors (warnings allowed), 1 errors, 2 usage error.
 // slurm.conf is read as Slurm `built_slurm_version` reads it (the release
 // the tool links), unless --slurm-version names another.

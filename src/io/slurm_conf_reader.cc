@@ -528,6 +528,30 @@ std::string SlurmReleaseName(uint32_t slurm_version) {
   return buf;
 }
 
+std::optional<uint32_t> ParseSlurmRelease(const std::string& text) {
+  uint32_t part[3] = {0, 0, 0};
+  int parts = 0;
+  size_t i = 0;
+  while (parts < 3) {
+    size_t digits = 0;
+    uint32_t value = 0;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9' && digits < 3) {
+      value = value * 10 + static_cast<uint32_t>(text[i] - '0');
+      ++i;
+      ++digits;
+    }
+    if (digits == 0 || value > 255) return std::nullopt;
+    part[parts++] = value;
+    if (i == text.size()) break;
+    if (text[i] != '.') return std::nullopt;
+    ++i;
+  }
+  if (i != text.size() || parts < 2) return std::nullopt;
+  const uint32_t v = SlurmVersionNum(part[0], part[1], part[2]);
+  if (v < SlurmVersionNum(22, 5, 0) || v >= SlurmVersionNum(26, 6, 0)) return std::nullopt;
+  return v;
+}
+
 SlurmConf ParseSlurmConf(std::istream& in, const std::string& source, uint32_t slurm_version) {
   SlurmConf conf;
   conf.source = source;

@@ -86,6 +86,9 @@ bool ReadSlurmConfFile(const std::string& path, SlurmConf* conf, std::string* er
 // "25.05" for SlurmVersionNum(25, 5, x): the release series, as messages
 // name it.
 std::string SlurmReleaseName(uint32_t slurm_version);
+// "25.05" or "25.05.8" as SlurmVersionNum, for the releases the reader
+// follows (22.05 to 26.05); nullopt for anything else.
+std::optional<uint32_t> ParseSlurmRelease(const std::string& text);
 
 // PriorityWeightTRES, as slurm_get_tres_weight_array reads it against the
 // configured TRES (lower-case "cpu", "gres/gpu"; empty = Slurm's defaults).
