@@ -342,9 +342,11 @@ for p in $PLUGINS; do
 done
 for p in $PLUGINS; do measure "$p"; done
 if [ -n "$BASELINE_SO" ]; then
+  # The plugin under test (prepare_plugin_dir's copy) goes back afterwards.
+  mv "$FW_PLUGIN_DIR/priority_fairway.so" "$WORK/fairway-under-test.so"
   cp "$BASELINE_SO" "$FW_PLUGIN_DIR/priority_fairway.so"
   measure baseline
-  cp "${FW_PLUGIN_SO:-$TOP/.libs/priority_fairway.so}" "$FW_PLUGIN_DIR/priority_fairway.so"
+  mv "$WORK/fairway-under-test.so" "$FW_PLUGIN_DIR/priority_fairway.so"
 fi
 # (c) and (d) in rounds that alternate the plugins (ABBA...), each after a
 # restart: run one after the other, whichever plugin came second met a
