@@ -177,16 +177,14 @@ struct fw_pass {
 namespace fairway::api {
 namespace {
 
-// A computed job's record, from either path.
+// Fills a computed job's record, from either path.
 template <typename Factors>
-PassRecord RecordOf(const Factors& weighted, uint32_t priority, bool clamped) {
-  PassRecord r;
-  terms::CopyScalarFactors(weighted, &r);
-  r.site = weighted.site;
-  r.nice = weighted.nice;
-  r.priority = priority;
-  r.clamped = clamped;
-  return r;
+void FillRecord(const Factors& weighted, uint32_t priority, bool clamped, PassRecord* r) {
+  terms::CopyScalarFactors(weighted, r);
+  r->site = weighted.site;
+  r->nice = weighted.nice;
+  r->priority = priority;
+  r->clamped = clamped;
 }
 
 // Whether storing priority would change job->priority (INCR_ONLY applied).
@@ -236,18 +234,25 @@ void FlatJobFrom(const fw_config& config, const fw_job_input_t& job, FlatPartiti
   }
 }
 
-// Appends the job's record to the table being built. Only a job the store
-// will touch (its priority changed) is noted with the key that lets the
-// boundary check it is unchanged.
-void AppendRecord(const fw_job_input_t& job, PassRecord r, bool priority_changed,
-                  const void* record, const void* details, const void* factors, fw_pass* b) {
+// Appends a record for the job to the table being built and returns it,
+// for the caller to fill in place. Only a job the store will touch (its
+// priority changed) is noted with the key that lets the boundary check it
+// is unchanged. In place, not built on the stack and copied: the copy's
+// 16-byte loads cannot take their data from the smaller stores that built
+// it, so each waited until every older store had reached the cache, and
+// the table's stores go to lines a pass ago long evicted (perf: the
+// hottest instruction of the pass).
+PassRecord& AppendRecord(const fw_job_input_t& job, bool priority_changed, const void* record,
+                         const void* details, const void* factors, fw_pass* b) {
+  PassRecord& r = b->building.records.emplace_back();
   if (priority_changed) {
-    b->changed.push_back(ChangedJob{static_cast<uint32_t>(b->building.records.size()), job.job_id,
-                                    fw_job_key_fingerprint(&job.key), record, details, factors});
+    b->changed.push_back(ChangedJob{static_cast<uint32_t>(b->building.records.size() - 1),
+                                    job.job_id, fw_job_key_fingerprint(&job.key), record, details,
+                                    factors});
     r.awaiting_store = true;
   }
   b->job_ids.push_back(job.job_id);
-  b->building.records.push_back(r);
+  return r;
 }
 
 void StoredOf(const PassRecord& r, const PassTable& t, fw_factors_t* s) {
@@ -292,8 +297,9 @@ void Add(fw_pass* b, const fw_job_input_t& job, const void* record, const void* 
     for (size_t k = 0; k < tres_stride; ++k) {
       t.tres.push_back(k < b->flat_weights.tres_columns ? f.tres[k] : 0.0);
     }
-    AppendRecord(job, RecordOf(f, f.priority, f.clamped),
-                 JobPriorityChanged(job, f.priority, params), record, details, factors, b);
+    FillRecord(f, f.priority, f.clamped,
+               &AppendRecord(job, JobPriorityChanged(job, f.priority, params), record, details,
+                             factors, b));
     return;
   }
   JobInputsFrom(config, job, &b->inputs, &b->partition_filled_from);
@@ -302,18 +308,20 @@ void Add(fw_pass* b, const fw_job_input_t& job, const void* record, const void* 
   for (uint32_t column : t.tres_columns) {
     t.tres.push_back(column < weighted_tres.size() ? weighted_tres[column] : 0.0);
   }
-  PassRecord r = RecordOf(b->result.weighted, b->result.priority, b->result.clamped);
+  const size_t position = t.records.size();
+  PassRecord& r = AppendRecord(job, PriorityChanged(job, b->result, params), record, details,
+                               factors, b);
+  FillRecord(b->result.weighted, b->result.priority, b->result.clamped, &r);
   if (!b->result.partition_priorities.empty()) {
     r.multi_partition = true;
     t.partition_slices.push_back(
-        PartitionSlice{static_cast<uint32_t>(t.records.size()),
+        PartitionSlice{static_cast<uint32_t>(position),
                        static_cast<uint32_t>(t.partition_priorities.size()),
                        static_cast<uint32_t>(b->result.partition_priorities.size())});
     t.partition_priorities.insert(t.partition_priorities.end(),
                                   b->result.partition_priorities.begin(),
                                   b->result.partition_priorities.end());
   }
-  AppendRecord(job, r, PriorityChanged(job, b->result, params), record, details, factors, b);
 }
 
 }  // namespace
@@ -535,9 +543,13 @@ bool fw_pass_store_end_slice(fw_pass_t* pass) {
   if (b.next_to_store < b.changed.size()) return false;
   // Needed only from the gather to the end of the store. After a restart
   // every pending job changes once; a list that large is given back rather
-  // than kept for passes that change a few slices' worth.
+  // than kept for passes that change a few slices' worth. Kept up to a
+  // quarter of the queue: a steady pass changes about a tenth, and a list
+  // given back after every pass was mapped, grown by doubling and
+  // unmapped again every pass.
   b.changed.clear();
-  ReleaseIfOversized(&b.changed, api::kStoredJobsPerHold);
+  ReleaseIfOversized(&b.changed,
+                     std::max(api::kStoredJobsPerHold, b.building.records.size() / 4));
   b.next_to_store = 0;
   b.storing = false;
   b.pass_in_progress = false;
