@@ -78,6 +78,25 @@ using fairway::api::ReportException;
 
 extern "C" {
 
+size_t fw_assocs_unreached(const void* const* reached, size_t n_reached,
+                           const void* const* listed, size_t n_listed, size_t* unreached) {
+  if (!unreached || (!listed && n_listed)) return 0;
+  try {
+    std::vector<const void*> sorted(reached, reached + (reached ? n_reached : 0));
+    std::sort(sorted.begin(), sorted.end());
+    size_t count = 0;
+    for (size_t k = 0; k < n_listed; ++k) {
+      if (!std::binary_search(sorted.begin(), sorted.end(), listed[k])) unreached[count++] = k;
+    }
+    return count;
+  } catch (...) {
+    // Out of memory: every listed record, which fw_fairshare also takes
+    // (those met earlier are dropped there).
+    for (size_t k = 0; k < n_listed; ++k) unreached[k] = k;
+    return n_listed;
+  }
+}
+
 bool fw_fairshare(const fw_config_t* config, const fw_assoc_input_t* in, size_t n,
                   bool slurm_fair_tree_shares, const fw_ledger_t* ledger,
                   uint32_t capacity_cpus, fw_assoc_result_t* out) {

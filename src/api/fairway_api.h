@@ -262,9 +262,17 @@ typedef struct {
   double fs_factor;
 } fw_assoc_result_t;
 
+/* The records of assoc_mgr's list that a walk from the root did not reach:
+ * writes their positions in listed[0..n_listed), ascending, to unreached
+ * (room for n_listed) and returns their count. Compared by address; a
+ * record listed twice is reported twice (fw_fairshare keeps the first). */
+size_t fw_assocs_unreached(const void *const *reached, size_t n_reached,
+                           const void *const *listed, size_t n_listed, size_t *unreached);
+
 /* The one fairshare entry point, for every mode. in[0] is the root, the
- * others come in depth-first order of Slurm's children lists, then
- * assoc_mgr's whole list marked listed_only. slurm_fair_tree_shares: the
+ * others come in depth-first order of Slurm's children lists, then the
+ * records of assoc_mgr's list the walk did not reach (fw_assocs_unreached;
+ * the whole list does as well) marked listed_only. slurm_fair_tree_shares: the
  * normalisation assoc_mgr did (PriorityFlags=FAIR_TREE). ledger and
  * capacity (billing units per second; <= 0: capacity_cpus) are read in
  * planned-use mode only. Fills out[0..n) and returns true; false when the

@@ -136,7 +136,9 @@ void CheckWritten(const Snapshot& s, const FairshareResults& expected, bool fair
     if (k == 0) {
       EXPECT_FALSE(r.write_usage);
       EXPECT_EQ(r.write_level_fs, fair_tree);
-      if (fair_tree) EXPECT_EQ(r.level_fs, static_cast<long double>(FW_NO_VAL));
+      if (fair_tree) {
+        EXPECT_EQ(r.level_fs, static_cast<long double>(FW_NO_VAL));
+      }
       EXPECT_FALSE(r.write_fs_factor);
       continue;
     }
@@ -144,10 +146,14 @@ void CheckWritten(const Snapshot& s, const FairshareResults& expected, bool fair
     EXPECT_EQ(r.usage_norm, e.usage_norm);
     EXPECT_EQ(r.usage_efctv, e.usage_efctv);
     EXPECT_EQ(r.write_level_fs, fair_tree);
-    if (fair_tree) EXPECT_EQ(r.level_fs, e.level_fs);
+    if (fair_tree) {
+      EXPECT_EQ(r.level_fs, e.level_fs);
+    }
     const bool user = s.in[k].user != nullptr;
     EXPECT_EQ(r.write_fs_factor, fair_tree && user);
-    if (fair_tree && user) EXPECT_EQ(r.fs_factor, e.job_factor);
+    if (fair_tree && user) {
+      EXPECT_EQ(r.fs_factor, e.job_factor);
+    }
   }
 }
 
@@ -167,6 +173,60 @@ TEST(ApiFairshare, EveryModeWritesWhatTheCoreComputes) {
       const FairshareResults expected = Expected(s, p, override_normalization, nullptr, 64);
       CheckWritten(s, expected, family, out,
                    std::string(FairshareModeName(mode)) + (override_normalization ? " (assoc_mgr's shares)" : ""));
+    }
+  }
+}
+
+TEST(ApiFairshare, UnreachedAreTheListedRecordsTheWalkMissed) {
+  int records[6];
+  // The walk reached 0, 1, 2 and, through a cycle, 1 again; the list holds
+  // every record, 4 twice.
+  const void* reached[] = {&records[0], &records[1], &records[2], &records[1]};
+  const void* listed[] = {&records[3], &records[0], &records[4], &records[1],
+                          &records[2], &records[5], &records[4]};
+  size_t unreached[7];
+  ASSERT_EQ(fw_assocs_unreached(reached, 4, listed, 7, unreached), 4u);
+  EXPECT_EQ(unreached[0], 0u);
+  EXPECT_EQ(unreached[1], 2u);
+  EXPECT_EQ(unreached[2], 5u);
+  EXPECT_EQ(unreached[3], 6u);
+  // Nothing reached: all of them; nothing listed: none.
+  ASSERT_EQ(fw_assocs_unreached(nullptr, 0, listed, 7, unreached), 7u);
+  EXPECT_EQ(unreached[6], 6u);
+  EXPECT_EQ(fw_assocs_unreached(reached, 4, nullptr, 0, unreached), 0u);
+}
+
+TEST(ApiFairshare, OnlyTheUnreachedListedRecordsWriteTheSame) {
+  // The plugin gives the walk and the listed records it missed; the whole
+  // list after the walk (the contract's other form) writes the same.
+  const Snapshot whole = MakeSnapshot();
+  std::vector<const void*> reached, listed;
+  for (size_t k = 0; k < whole.in.size(); ++k) {
+    (whole.in[k].listed_only ? listed : reached).push_back(whole.in[k].key);
+  }
+  std::vector<size_t> unreached(listed.size());
+  const size_t missed = fw_assocs_unreached(reached.data(), reached.size(), listed.data(),
+                                            listed.size(), unreached.data());
+  ASSERT_EQ(missed, 1u);  // the orphan
+  std::vector<fw_assoc_input_t> walk(whole.in.begin(), whole.in.begin() + reached.size());
+  walk.push_back(whole.in[reached.size() + unreached[0]]);
+  for (FairshareMode mode : kModes) {
+    ConfigHolder c(ModeInput(mode));
+    std::vector<fw_assoc_result_t> from_whole(whole.in.size()), from_walk(walk.size());
+    ASSERT_TRUE(fw_fairshare(c.get(), whole.in.data(), whole.in.size(), true, nullptr, 64,
+                             from_whole.data()));
+    ASSERT_TRUE(
+        fw_fairshare(c.get(), walk.data(), walk.size(), true, nullptr, 64, from_walk.data()));
+    for (size_t k = 0; k < walk.size(); ++k) {
+      const size_t w = k < reached.size() ? k : reached.size() + unreached[0];
+      SCOPED_TRACE(std::string(FairshareModeName(mode)) + " entry " + std::to_string(k));
+      EXPECT_EQ(from_walk[k].write_usage, from_whole[w].write_usage);
+      EXPECT_EQ(from_walk[k].usage_efctv, from_whole[w].usage_efctv);
+      EXPECT_EQ(from_walk[k].usage_norm, from_whole[w].usage_norm);
+      EXPECT_EQ(from_walk[k].write_level_fs, from_whole[w].write_level_fs);
+      EXPECT_EQ(from_walk[k].level_fs, from_whole[w].level_fs);
+      EXPECT_EQ(from_walk[k].write_fs_factor, from_whole[w].write_fs_factor);
+      EXPECT_EQ(from_walk[k].fs_factor, from_whole[w].fs_factor);
     }
   }
 }

@@ -9,6 +9,9 @@
 static slurmdb_assoc_rec_t **walk_records = NULL;
 static fw_assoc_input_t *walk_inputs = NULL;
 static size_t walk_capacity = 0;
+static slurmdb_assoc_rec_t **listed_records = NULL; /* assoc_mgr's list, in order */
+static size_t *unreached = NULL;                    /* positions in listed_records */
+static size_t listed_capacity = 0;
 static fw_assoc_result_t *results = NULL;
 static size_t results_capacity = 0;
 
@@ -41,7 +44,7 @@ static int append_listed(void *assoc, void *arg)
 {
 	struct walk *w = arg;
 	if (w->count < w->limit && ((slurmdb_assoc_rec_t *) assoc)->usage)
-		walk_records[w->count++] = assoc;
+		listed_records[w->count++] = assoc;
 	return 0;
 }
 
@@ -75,14 +78,25 @@ size_t fw_assocs_snapshot(fw_held_t *held, fw_assoc_input_t **inputs,
 	if (!assoc_mgr_root_assoc || !assoc_mgr_assoc_list)
 		return 0;
 	size_t listed = list_count(assoc_mgr_assoc_list);
-	/* The walk, then the whole list again: the core keeps each record's
-	 * first place and takes the ones the walk missed as orphans. */
+	/* The walk, then the listed records it did not reach (orphans; all
+	 * of them after a cycle), which the core finds by address: the list
+	 * is read for its pointers only, and the records are copied once. */
 	ensure_walk(2 * listed + 2);
+	if (listed > listed_capacity) {
+		listed_capacity = listed + listed / 4;
+		xrecalloc(listed_records, listed_capacity, sizeof(*listed_records));
+		xrecalloc(unreached, listed_capacity, sizeof(*unreached));
+	}
 	struct walk w = { .count = 0, .limit = listed + 1 };
 	visit(assoc_mgr_root_assoc, &w);
-	size_t reached = w.count;
-	w.limit = reached + listed;
-	list_for_each_ro(assoc_mgr_assoc_list, append_listed, &w);
+	const size_t reached = w.count;
+	struct walk l = { .count = 0, .limit = listed };
+	list_for_each_ro(assoc_mgr_assoc_list, append_listed, &l);
+	const size_t missed = fw_assocs_unreached((const void *const *) walk_records, reached,
+						  (const void *const *) listed_records, l.count,
+						  unreached);
+	for (size_t i = 0; i < missed; i++)
+		walk_records[w.count++] = listed_records[unreached[i]];
 	for (size_t i = 0; i < w.count; i++) {
 		if (i + 8 < w.count)
 			prefetch_assoc(walk_records[i + 8]);
