@@ -161,31 +161,38 @@ class Reader {
     // with MAX_TRES_GRES sets that flag and not MAX_TRES; before, Slurm
     // finds MAX_TRES in it (slurm-25-05-8-1:src/common/read_config.c).
     const bool knows_gres = conf_->slurm_version >= SlurmVersionNum(25, 5, 0);
-    std::vector<const char*> names = {
-        "accrue_always", "small_relative_to_time", "calculate_running", "depth_oblivious",
-        "no_fair_tree",  "incr_only",              "max_tres",          "no_normal_all",
-        "no_normal_assoc", "no_normal_part",       "no_normal_qos",     "no_normal_tres"};
-    if (knows_gres) names.push_back("max_tres_gres");
+    // read_config.c's flag names, in its order, and the bit each sets.
+    struct FlagName {
+      const char* name;
+      uint32_t bit;
+    };
+    std::vector<FlagName> names = {{"accrue_always", kFlagAccrueAlways},
+                                   {"small_relative_to_time", kFlagSizeRelative},
+                                   {"calculate_running", kFlagCalculateRunning},
+                                   {"depth_oblivious", kFlagDepthOblivious},
+                                   {"no_fair_tree", 0},
+                                   {"incr_only", kFlagIncrOnly},
+                                   {"max_tres", kFlagMaxTres},
+                                   {"no_normal_all", kFlagNoNormalAll},
+                                   {"no_normal_assoc", kFlagNoNormalAssoc},
+                                   {"no_normal_part", kFlagNoNormalPart},
+                                   {"no_normal_qos", kFlagNoNormalQos},
+                                   {"no_normal_tres", kFlagNoNormalTres}};
+    if (knows_gres) names.push_back({"max_tres_gres", kFlagMaxTresGres});
     const std::string all = ToLower(value);
     auto has = [&](const char* n) { return all.find(n) != std::string::npos; };
     uint32_t flags = kFlagFairTree;
-    if (has("accrue_always")) flags |= kFlagAccrueAlways;
-    if (has("small_relative_to_time")) flags |= kFlagSizeRelative;
-    if (has("calculate_running")) flags |= kFlagCalculateRunning;
-    if (has("depth_oblivious")) flags = (flags | kFlagDepthOblivious) & ~kFlagFairTree;
-    else if (has("no_fair_tree")) flags &= ~kFlagFairTree;
-    if (has("incr_only")) flags |= kFlagIncrOnly;
-    if (knows_gres && has("max_tres_gres")) flags |= kFlagMaxTresGres;
-    else if (has("max_tres")) flags |= kFlagMaxTres;
-    if (has("no_normal_all")) flags |= kFlagNoNormalAll;
-    if (has("no_normal_assoc")) flags |= kFlagNoNormalAssoc;
-    if (has("no_normal_part")) flags |= kFlagNoNormalPart;
-    if (has("no_normal_qos")) flags |= kFlagNoNormalQos;
-    if (has("no_normal_tres")) flags |= kFlagNoNormalTres;
+    for (const FlagName& f : names) {
+      if (has(f.name)) flags |= f.bit;
+    }
+    // Either name turns Fair Tree off; MAX_TRES_GRES (25.05 on), which
+    // contains MAX_TRES, sets that flag alone.
+    if (has("depth_oblivious") || has("no_fair_tree")) flags &= ~kFlagFairTree;
+    if (flags & kFlagMaxTresGres) flags &= ~kFlagMaxTres;
     conf_->params.flags = flags;
 
     std::string known;
-    for (const char* n : names) known += (known.empty() ? "" : ", ") + ToUpper(n);
+    for (const FlagName& f : names) known += (known.empty() ? "" : ", ") + ToUpper(f.name);
     const std::string release = SlurmReleaseName(conf_->slurm_version);
     for (const std::string& raw : Split(value, ',')) {
       const std::string word = Trim(raw);
@@ -194,7 +201,8 @@ class Reader {
       bool exact = false;
       std::string contained;
       const bool gres_word = token.find("max_tres_gres") != std::string::npos;
-      for (const char* n : names) {
+      for (const FlagName& f : names) {
+        const char* n = f.name;
         // From 25.05 MAX_TRES_GRES in a word hides the MAX_TRES in it.
         if (knows_gres && gres_word && std::string_view(n) == "max_tres") continue;
         if (token == n) exact = true;
