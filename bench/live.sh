@@ -52,9 +52,12 @@
 # built from SchedMD's tarball), else through its scontrol.
 #
 # BENCH_BASELINE_SO=FILE also measures (a) for another build of the plugin
-# (say, the commit before a change) in the same run, on the same state,
-# right after the two plugins: the report then gives its pass CPU and the
-# ratios fairway/baseline and baseline/multifactor (about 6 minutes more).
+# (say, the commit before a change) in the same run, on the same state:
+# after the two plugins, the build under test and the baseline alternate,
+# ABBA, BENCH_AB_PASSES passes (default 3) each time after a restart's
+# first pass. The report then gives both builds' pass CPU from those rounds
+# and the ratios fairway/baseline, baseline/multifactor and
+# fairway/multifactor (about 17 minutes more).
 #
 # Needs root and a built .libs/priority_fairway.so. About 20 minutes with
 # 20000 jobs; BENCH_JOBS=2000 for a quicker check (the passes still come
@@ -70,6 +73,7 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 JOBS=${BENCH_JOBS:-20000}
 PASSES=${BENCH_PASSES:-5}
+AB_PASSES=${BENCH_AB_PASSES:-3}
 SUBMIT_JOBS=${BENCH_SUBMIT_JOBS:-500}
 SPRIO_RUNS=${BENCH_SPRIO_RUNS:-5}
 SUBMIT_ROUNDS=${BENCH_SUBMIT_ROUNDS:-3}
@@ -341,12 +345,52 @@ for p in $PLUGINS; do
   R[$p.rss_per_job_b]=$(bytes_per_job "${R[$p.rss_settled_mib]}" "${R[basic.rss_settled_mib]}" 1048576 "${R[$p.mem_pending]}")
 done
 for p in $PLUGINS; do measure "$p"; done
+# measure_cpu LABEL SO: the decay thread's CPU for AB_PASSES passes of
+# build SO loaded as priority/fairway, after a restart with its first pass
+# left out; appends them (and its phase lines) to LABEL's lists.
+measure_cpu() {
+  local label=$1 so=$2 pid out
+  cp "$so" "$FW_PLUGIN_DIR/priority_fairway.so"
+  log "== A/B: $label: restarting slurmctld"
+  restart_after_first_pass fairway "$WORK/restart-ab-$label.log" || return 1
+  pid=$(ctld_pid)
+  out=$WORK/probe-ab-$label.txt
+  scontrol setdebug verbose
+  python3 "$TOP/bench/live_probe.py" --pid "$pid" --comm fw_decay --state-dir "$DIR/state" "${PROBE_ARGS[@]}" \
+    --job "$PROBE_JOB" --passes "$AB_PASSES" --timeout $((AB_PASSES * 60 + 120)) >"$out" ||
+    { cat "$out" >&2; log "probe failed for $label"; }
+  sleep 1  # Fairway logs its phases just after the pass's state write
+  scontrol setdebug info
+  R[ab.$label.passes]+="${R[ab.$label.passes]:+ }$(sed -n 's/^pass_cpu_ms=//p' "$out")"
+  R[ab.$label.phase_lines]+=$(grep 'priority/fairway: decay pass CPU' "$DIR/log/slurmctld.log" |
+    tail -n "$AB_PASSES" | sed 's/.*decay pass CPU [0-9.]* ms: //; s/,//g')$'\n'
+  log "A/B: $label: pass CPU $(sed -n 's/^pass_cpu_ms=//p' "$out") ms"
+}
+# phase_means LINES: the mean of each phase over Fairway's phase lines.
+phase_means() {
+  awk 'NF { for (i = 1; i < NF; i += 2) { name[i] = $i; sum[i] += $(i + 1) } n++ }
+       END { for (i = 1; i in name; i += 2) printf "%s%s %.2f", (i > 1 ? ", " : ""), name[i], sum[i] / n }' <<<"$1"
+}
 if [ -n "$BASELINE_SO" ]; then
-  # The plugin under test (prepare_plugin_dir's copy) goes back afterwards.
-  mv "$FW_PLUGIN_DIR/priority_fairway.so" "$WORK/fairway-under-test.so"
-  cp "$BASELINE_SO" "$FW_PLUGIN_DIR/priority_fairway.so"
-  measure baseline
-  mv "$WORK/fairway-under-test.so" "$FW_PLUGIN_DIR/priority_fairway.so"
+  # The plugin under test and the baseline in alternation, ABBA: run one
+  # after the other, the second met a different machine (the passes of
+  # both fall over the first minutes after the queue was made, and in one
+  # run the order alone moved their ratio by 30%).
+  cp "$FW_PLUGIN_DIR/priority_fairway.so" "$WORK/fairway-under-test.so"
+  for label in fairway baseline baseline fairway; do
+    so=$WORK/fairway-under-test.so
+    [ "$label" = baseline ] && so=$BASELINE_SO
+    measure_cpu "$label" "$so"
+  done
+  # prepare_plugin_dir's copy goes back.
+  cp "$WORK/fairway-under-test.so" "$FW_PLUGIN_DIR/priority_fairway.so"
+  for label in fairway baseline; do
+    # shellcheck disable=SC2086  # one argument per value
+    R[ab.$label.mean]=$(printf '%s\n' ${R[ab.$label.passes]} | awk '{ s += $1; n++ } END { if (n) printf "%.2f", s / n; else print "nan" }')
+    # shellcheck disable=SC2086
+    R[ab.$label.median]=$(median ${R[ab.$label.passes]})
+    R[ab.$label.phases]=$(phase_means "${R[ab.$label.phase_lines]}")
+  done
 fi
 # (c) and (d) in rounds that alternate the plugins (ABBA...), each after a
 # restart: run one after the other, whichever plugin came second met a
@@ -430,15 +474,20 @@ report() {
   echo "fairway: decay pass CPU by phase, mean ms (its log): ${R[fairway.phases]:-?}"
   if [ -n "$BASELINE_SO" ]; then
     echo
-    echo "Baseline, measured after the two in the same run: $BASELINE_SO"
-    printf '%-46s %12s %12s %10s %10s\n' "figure" "baseline" "fairway" "f/base" "base/m"
-    for k in pass_cpu_ms_mean pass_cpu_ms_median pass_cpu_ms_max; do
-      printf '%-46s %12s %12s %10s %10s\n' "(a) decay pass CPU, ${k#pass_cpu_ms_} (ms)" "${R[baseline.$k]:-nan}" \
-        "${R[fairway.$k]:-nan}" "$(ratio "${R[fairway.$k]:-nan}" "${R[baseline.$k]:-nan}")" \
-        "$(ratio "${R[baseline.$k]:-nan}" "${R[multifactor.$k]:-nan}")"
+    echo "Baseline, in the same run on the same state: $BASELINE_SO"
+    echo "Fairway and the baseline alternate, ABBA, $AB_PASSES passes each time after a restart's first pass."
+    printf '%-46s %12s %12s %10s %10s %10s\n' "figure" "baseline" "fairway" "f/base" "base/m" "f/m"
+    for k in mean median; do
+      printf '%-46s %12s %12s %10s %10s %10s\n' "(a) decay pass CPU, $k (ms)" "${R[ab.baseline.$k]:-nan}" \
+        "${R[ab.fairway.$k]:-nan}" "$(ratio "${R[ab.fairway.$k]:-nan}" "${R[ab.baseline.$k]:-nan}")" \
+        "$(ratio "${R[ab.baseline.$k]:-nan}" "${R[multifactor.pass_cpu_ms_$k]:-nan}")" \
+        "$(ratio "${R[ab.fairway.$k]:-nan}" "${R[multifactor.pass_cpu_ms_$k]:-nan}")"
     done
-    echo "baseline: pass CPU ms: ${R[baseline.pass_cpu_ms]:-}"
-    echo "baseline: decay pass CPU by phase, mean ms (its log): ${R[baseline.phases]:-?}"
+    echo "(base/m and f/m divide by multifactor's passes above.)"
+    for label in fairway baseline; do
+      echo "$label (A/B): pass CPU ms: ${R[ab.$label.passes]:-}"
+      echo "$label (A/B): decay pass CPU by phase, mean ms (its log): ${R[ab.$label.phases]:-?}"
+    done
   fi
   if [ -n "$CORE_RESULTS" ] && [ -s "$CORE_RESULTS" ]; then
     echo
