@@ -272,7 +272,7 @@ cd "$top" || exit 1
 # The release tarball the packages are built from: make dist in a copy of
 # the checkout's files (the checkout's own build is left alone).
 log "make dist"
-version=$(sed -n 's/^AC_INIT(\[fairway\], \[\([^]]*\)\].*/\1/p' configure.ac)
+version=$("$top/scripts/version")
 if [ -n "${FAIRWAY_TARBALL:-}" ]; then
   cp "$FAIRWAY_TARBALL" "$work/fairway.tar.gz"      # scripts/release's, from make distcheck
 else
