@@ -254,6 +254,17 @@ restart_after_first_pass() {
     sleep 0.2
   done
 }
+# phase_lines N: Fairway's last N per-pass phase lines from its log, each
+# "decay MS find MS ..." (one line a pass, SlurmctldDebug=verbose).
+phase_lines() {
+  grep 'priority/fairway: decay pass CPU' "$DIR/log/slurmctld.log" |
+    tail -n "$1" | sed 's/.*decay pass CPU [0-9.]* ms: //; s/,//g'
+}
+# phase_means LINES: the mean of each phase over such lines.
+phase_means() {
+  awk 'NF { for (i = 1; i < NF; i += 2) { name[i] = $i; sum[i] += $(i + 1) } n++ }
+       END { for (i = 1; i in name; i += 2) printf "%s%s %.2f", (i > 1 ? ", " : ""), name[i], sum[i] / n }' <<<"$1"
+}
 # measure LABEL: (a) and (b) for multifactor, fairway, or baseline (the
 # BENCH_BASELINE_SO build loaded as priority/fairway).
 measure() {
@@ -304,10 +315,7 @@ measure() {
       awk '{ printf "%s%s ms in %s (longest %s, %s jobs)", (NR > 1 ? ", " : ""), $1, $3, $2, $4 }')
     # Where the decay thread's CPU goes, phase by phase (its own clock,
     # mean over the measured passes): what a faster pass would have to cut.
-    R[$plugin.phases]=$(grep 'priority/fairway: decay pass CPU' "$DIR/log/slurmctld.log" |
-      tail -n "$PASSES" | sed 's/.*decay pass CPU [0-9.]* ms: //; s/,//g' |
-      awk '{ for (i = 1; i < NF; i += 2) { name[i] = $i; sum[i] += $(i + 1) } n++ }
-           END { for (i = 1; i in name; i += 2) printf "%s%s %.2f", (i > 1 ? ", " : ""), name[i], sum[i] / n }')
+    R[$plugin.phases]=$(phase_means "$(phase_lines "$PASSES")")
   fi
   log "priority/$plugin: pass CPU ${R[$plugin.pass_cpu_ms]:-?} ms; job RPC in passes p50/p99/max ${R[$plugin.lat_in_p50_ms]:-?}/${R[$plugin.lat_in_p99_ms]:-?}/${R[$plugin.lat_in_max_ms]:-?} ms"
 }
@@ -362,14 +370,8 @@ measure_cpu() {
   sleep 1  # Fairway logs its phases just after the pass's state write
   scontrol setdebug info
   R[ab.$label.passes]+="${R[ab.$label.passes]:+ }$(sed -n 's/^pass_cpu_ms=//p' "$out")"
-  R[ab.$label.phase_lines]+=$(grep 'priority/fairway: decay pass CPU' "$DIR/log/slurmctld.log" |
-    tail -n "$AB_PASSES" | sed 's/.*decay pass CPU [0-9.]* ms: //; s/,//g')$'\n'
+  R[ab.$label.phase_lines]+=$(phase_lines "$AB_PASSES")$'\n'
   log "A/B: $label: pass CPU $(sed -n 's/^pass_cpu_ms=//p' "$out") ms"
-}
-# phase_means LINES: the mean of each phase over Fairway's phase lines.
-phase_means() {
-  awk 'NF { for (i = 1; i < NF; i += 2) { name[i] = $i; sum[i] += $(i + 1) } n++ }
-       END { for (i = 1; i in name; i += 2) printf "%s%s %.2f", (i > 1 ? ", " : ""), name[i], sum[i] / n }' <<<"$1"
 }
 if [ -n "$BASELINE_SO" ]; then
   # The plugin under test and the baseline in alternation, ABBA: run one
