@@ -161,34 +161,32 @@ class Reader {
     // with MAX_TRES_GRES sets that flag and not MAX_TRES; before, Slurm
     // finds MAX_TRES in it (slurm-25-05-8-1:src/common/read_config.c).
     const bool knows_gres = conf_->slurm_version >= SlurmVersionNum(25, 5, 0);
-    // read_config.c's flag names, in its order, and the bit each sets.
+    // read_config.c's flag names, in its order, the bit each sets and the
+    // bit it clears: DEPTH_OBLIVIOUS and NO_FAIR_TREE turn Fair Tree off,
+    // and MAX_TRES_GRES (25.05 on, last), which contains MAX_TRES, sets
+    // that flag alone.
     struct FlagName {
       const char* name;
-      uint32_t bit;
+      uint32_t sets, clears;
     };
-    std::vector<FlagName> names = {{"accrue_always", kFlagAccrueAlways},
-                                   {"small_relative_to_time", kFlagSizeRelative},
-                                   {"calculate_running", kFlagCalculateRunning},
-                                   {"depth_oblivious", kFlagDepthOblivious},
-                                   {"no_fair_tree", 0},
-                                   {"incr_only", kFlagIncrOnly},
-                                   {"max_tres", kFlagMaxTres},
-                                   {"no_normal_all", kFlagNoNormalAll},
-                                   {"no_normal_assoc", kFlagNoNormalAssoc},
-                                   {"no_normal_part", kFlagNoNormalPart},
-                                   {"no_normal_qos", kFlagNoNormalQos},
-                                   {"no_normal_tres", kFlagNoNormalTres}};
-    if (knows_gres) names.push_back({"max_tres_gres", kFlagMaxTresGres});
+    std::vector<FlagName> names = {{"accrue_always", kFlagAccrueAlways, 0},
+                                   {"small_relative_to_time", kFlagSizeRelative, 0},
+                                   {"calculate_running", kFlagCalculateRunning, 0},
+                                   {"depth_oblivious", kFlagDepthOblivious, kFlagFairTree},
+                                   {"no_fair_tree", 0, kFlagFairTree},
+                                   {"incr_only", kFlagIncrOnly, 0},
+                                   {"max_tres", kFlagMaxTres, 0},
+                                   {"no_normal_all", kFlagNoNormalAll, 0},
+                                   {"no_normal_assoc", kFlagNoNormalAssoc, 0},
+                                   {"no_normal_part", kFlagNoNormalPart, 0},
+                                   {"no_normal_qos", kFlagNoNormalQos, 0},
+                                   {"no_normal_tres", kFlagNoNormalTres, 0}};
+    if (knows_gres) names.push_back({"max_tres_gres", kFlagMaxTresGres, kFlagMaxTres});
     const std::string all = ToLower(value);
-    auto has = [&](const char* n) { return all.find(n) != std::string::npos; };
     uint32_t flags = kFlagFairTree;
     for (const FlagName& f : names) {
-      if (has(f.name)) flags |= f.bit;
+      if (all.find(f.name) != std::string::npos) flags = (flags | f.sets) & ~f.clears;
     }
-    // Either name turns Fair Tree off; MAX_TRES_GRES (25.05 on), which
-    // contains MAX_TRES, sets that flag alone.
-    if (has("depth_oblivious") || has("no_fair_tree")) flags &= ~kFlagFairTree;
-    if (flags & kFlagMaxTresGres) flags &= ~kFlagMaxTres;
     conf_->params.flags = flags;
 
     std::string known;
