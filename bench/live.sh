@@ -55,9 +55,10 @@
 # (say, the commit before a change) in the same run, on the same state:
 # after the two plugins, the build under test and the baseline alternate,
 # ABBA, BENCH_AB_PASSES passes (default 3) each time after a restart's
-# first pass. The report then gives both builds' pass CPU from those rounds
-# and the ratios fairway/baseline, baseline/multifactor and
-# fairway/multifactor (about 17 minutes more).
+# first pass, BENCH_AB_ROUNDS times (default 1; 2 gives ABBAABBA). The
+# report then gives both builds' pass CPU from those rounds and the ratios
+# fairway/baseline, baseline/multifactor and fairway/multifactor (about 17
+# minutes more per round).
 #
 # Needs root and a built .libs/priority_fairway.so. About 20 minutes with
 # 20000 jobs; BENCH_JOBS=2000 for a quicker check (the passes still come
@@ -74,6 +75,7 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 JOBS=${BENCH_JOBS:-20000}
 PASSES=${BENCH_PASSES:-5}
 AB_PASSES=${BENCH_AB_PASSES:-3}
+AB_ROUNDS=${BENCH_AB_ROUNDS:-1}
 SUBMIT_JOBS=${BENCH_SUBMIT_JOBS:-500}
 SPRIO_RUNS=${BENCH_SPRIO_RUNS:-5}
 SUBMIT_ROUNDS=${BENCH_SUBMIT_ROUNDS:-3}
@@ -379,10 +381,12 @@ if [ -n "$BASELINE_SO" ]; then
   # both fall over the first minutes after the queue was made, and in one
   # run the order alone moved their ratio by 30%).
   cp "$FW_PLUGIN_DIR/priority_fairway.so" "$WORK/fairway-under-test.so"
-  for label in fairway baseline baseline fairway; do
-    so=$WORK/fairway-under-test.so
-    [ "$label" = baseline ] && so=$BASELINE_SO
-    measure_cpu "$label" "$so"
+  for ((r = 0; r < AB_ROUNDS; r++)); do
+    for label in fairway baseline baseline fairway; do
+      so=$WORK/fairway-under-test.so
+      [ "$label" = baseline ] && so=$BASELINE_SO
+      measure_cpu "$label" "$so"
+    done
   done
   # prepare_plugin_dir's copy goes back.
   cp "$WORK/fairway-under-test.so" "$FW_PLUGIN_DIR/priority_fairway.so"
@@ -481,7 +485,7 @@ report() {
   if [ -n "$BASELINE_SO" ]; then
     echo
     echo "Baseline, in the same run on the same state: $BASELINE_SO"
-    echo "Fairway and the baseline alternate, ABBA, $AB_PASSES passes each time after a restart's first pass."
+    echo "Fairway and the baseline alternate, ABBA x $AB_ROUNDS, $AB_PASSES passes each time after a restart's first pass."
     printf '%-46s %12s %12s %10s %10s %10s\n' "figure" "baseline" "fairway" "f/base" "base/m" "f/m"
     # shellcheck disable=SC2086  # one argument per value
     R[multifactor.pass_cpu_ms_min]=$(printf '%s\n' ${R[multifactor.pass_cpu_ms]:-nan} | sort -g | head -1)
