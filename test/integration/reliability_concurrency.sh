@@ -5,11 +5,12 @@
 # sprio and sshare loops, `scontrol update jobid=X nice=N`, hold/release.
 # A watchdog pings the controller every few seconds; every client call has a
 # timeout. Asserted: no client call timed out and the watchdog never went a
-# call's timeout without an answer (no deadlock), decay passes kept running during the storm, the
-# same slurmctld process is up at the end (no crash), no core file, and no
-# "fatal"/"deadlock" line in slurmctld.log. Then, quiet: a pass that changes
-# every priority stores them in slices, sprio agrees with squeue, and the
-# pass finds its job records by id except right after a job array came.
+# call's timeout without an answer (no deadlock), decay passes kept running
+# during the storm, the same slurmctld process is up at the end (no crash),
+# no core file, and no "fatal"/"deadlock" line in slurmctld.log. Then,
+# quiet: a pass that changes every priority stores them in slices, sprio
+# agrees with squeue, and the pass finds its job records by id except right
+# after a job array came.
 set -u
 . "$(dirname "$0")/lib.sh"
 
