@@ -12,6 +12,80 @@
 
 namespace fairway::api {
 
+namespace {
+
+// The tree node of the record whose key is `key`, or -1. keys: every
+// input's (key, position), sorted.
+int32_t NodeOfKey(const void* key, const std::vector<std::pair<const void*, size_t>>& keys,
+                  const std::vector<int32_t>& node_of) {
+  auto it = std::lower_bound(keys.begin(), keys.end(), std::make_pair(key, size_t{0}));
+  if (it == keys.end() || it->first != key) return -1;
+  return node_of[it->second];
+}
+
+// Gives every node after the first that carries an id an id no node has
+// (above the largest), and points the nodes whose parent_key is such a
+// record at its new id. False when no id is shared or no id is left.
+// *shared_id: the smallest id that was shared.
+bool RenumberSharedIds(const fw_assoc_input_t* in, size_t n,
+                       const std::vector<std::pair<const void*, size_t>>& keys,
+                       const std::vector<int32_t>& node_of, std::vector<AssocNode>* nodes,
+                       uint32_t* shared_id) {
+  std::vector<std::pair<uint32_t, int32_t>> by_id;
+  by_id.reserve(nodes->size());
+  uint32_t largest = 0;
+  for (size_t i = 0; i < nodes->size(); ++i) {
+    by_id.emplace_back((*nodes)[i].id, static_cast<int32_t>(i));
+    largest = std::max(largest, (*nodes)[i].id);
+  }
+  std::sort(by_id.begin(), by_id.end());
+  std::vector<uint32_t> new_id(nodes->size(), 0);
+  bool any = false;
+  uint32_t next = largest;
+  for (size_t j = 1; j < by_id.size(); ++j) {
+    if (by_id[j].first != by_id[j - 1].first) continue;
+    if (!any) *shared_id = by_id[j].first;
+    any = true;
+    // Ids that mean "none" or "not set" to Slurm are never given.
+    do {
+      if (++next == 0) return false;
+    } while (next == kNoVal || next == kInfinite);
+    new_id[by_id[j].second] = next;
+  }
+  if (!any) return false;
+  for (size_t i = 0; i < nodes->size(); ++i) {
+    if (new_id[i]) (*nodes)[i].id = new_id[i];
+  }
+  for (size_t k = 0; k < n; ++k) {
+    const int32_t i = node_of[k];
+    if (i < 0 || !in[k].parent_key) continue;
+    const int32_t parent = NodeOfKey(in[k].parent_key, keys, node_of);
+    if (parent >= 0 && new_id[parent]) (*nodes)[i].parent_id = new_id[parent];
+  }
+  return true;
+}
+
+}  // namespace
+
+bool RootUsageBeyondChildren(const fw_assoc_input_t* in, size_t n,
+                             const std::vector<int32_t>& node_of, long double* sum) {
+  if (!in || n == 0 || node_of.empty() || node_of[0] < 0) return false;
+  bool keyed = false;
+  long double under = in[0].removed_usage_raw;
+  for (size_t k = 1; k < n; ++k) {
+    if (!in[k].parent_key) continue;
+    keyed = true;
+    if (node_of[k] >= 0 && in[k].parent_key == in[0].key) under += in[k].usage_raw;
+  }
+  // Rounding: the root and each child are decayed and charged apart, so the
+  // two differ in the last bits of a long double; the doubling this is
+  // for (doc/differences.md) is a factor of two.
+  const long double root = in[0].usage_raw;
+  if (!keyed || !(root > under + 1e-3L + 1e-9L * under)) return false;
+  *sum = under;
+  return true;
+}
+
 bool TreeFromInputs(const fw_config& config, const fw_assoc_input_t* in, size_t n,
                     bool slurm_fair_tree_shares, const char* what, AssocTree* tree,
                     std::vector<int32_t>* node_of) {
@@ -60,15 +134,30 @@ bool TreeFromInputs(const fw_config& config, const fw_assoc_input_t* in, size_t 
     nodes.push_back(std::move(node));
   }
   std::string error;
-  if (!tree->Build(std::move(nodes), fair_tree_shares, &error, slurms ? &given : nullptr)) {
-    if (what) {
-      Log(&config, FW_LOG_ERROR, "%s: the association records make no tree (%s); skipped", what,
-          error.c_str());
-    }
-    node_of->assign(n, -1);
-    return false;
+  if (tree->Build(std::move(nodes), fair_tree_shares, &error, slurms ? &given : nullptr)) {
+    return true;
   }
-  return true;
+  // Records that share an id (slurmdbd never sends them): each is made an
+  // association of its own, as assoc_mgr links by pointer, and the tree is
+  // built again. Only on this path, so a sound snapshot pays nothing.
+  std::vector<AssocNode> again = tree->nodes();
+  uint32_t shared_id = 0;
+  if (RenumberSharedIds(in, n, keys, *node_of, &again, &shared_id) &&
+      tree->Build(std::move(again), fair_tree_shares, &error, slurms ? &given : nullptr)) {
+    if (what && config.warned_shared_id.exchange(shared_id) != shared_id) {
+      Log(&config, FW_LOG_ERROR,
+          "%s: more than one association record has id %u; each is computed as its own "
+          "association (said once per id and configuration)",
+          what, shared_id);
+    }
+    return true;
+  }
+  if (what) {
+    Log(&config, FW_LOG_ERROR, "%s: the association records make no tree (%s); skipped", what,
+        error.c_str());
+  }
+  node_of->assign(n, -1);
+  return false;
 }
 
 }  // namespace fairway::api
@@ -113,6 +202,17 @@ bool fw_fairshare(const fw_config_t* config, const fw_assoc_input_t* in, size_t 
                              &node_of)) {
       return false;
     }
+    long double root_usage = 0;
+    const bool root_repaired = api::RootUsageBeyondChildren(in, n, node_of, &root_usage);
+    if (root_repaired) {
+      api::Log(config, FW_LOG_ERROR,
+          "fairshare: the root association's RawUsage %.0Lf is more than the %.0Lf of the "
+          "associations under it (slurmctld's association manager counts the root's usage "
+          "twice when slurmdbd returns after slurmctld started without it); the sum is used "
+          "and written back",
+          in[0].usage_raw, root_usage);
+      tree.set_usage_raw(tree.root(), root_usage);
+    }
     // Without TRESBillingWeights a CPU bills 1: the cluster's CPUs are the
     // planned-use capacity unless PriorityParameters sets one.
     const double cpus = capacity_cpus != FW_NO_VAL ? static_cast<double>(capacity_cpus) : 0.0;
@@ -132,6 +232,8 @@ bool fw_fairshare(const fw_config_t* config, const fw_assoc_input_t* in, size_t 
           r.write_level_fs = true;
           r.level_fs = static_cast<long double>(FW_NO_VAL);
         }
+        r.write_usage_raw = root_repaired;
+        r.usage_raw = root_usage;
         continue;
       }
       if (tree.links(i).fs_parent < 0) continue;  // orphans are never computed
@@ -148,6 +250,15 @@ bool fw_fairshare(const fw_config_t* config, const fw_assoc_input_t* in, size_t 
           r.write_fs_factor = true;
           r.fs_factor = fs.job_factor;
         }
+      } else {
+        // Classic modes: every association's, as multifactor keeps it
+        // (_set_assoc_fs_factor for accounts every pass, for users when
+        // sshare or a job asks: slurm-25-11-7-1:src/plugins/priority/
+        // multifactor/priority_multifactor.c). From 25.11 sshare's
+        // FairShare, a job's factor and UsageThreshold read it, also for
+        // users with no job.
+        r.write_fs_factor = true;
+        r.fs_factor = fs.job_factor;
       }
     }
     return true;
@@ -188,6 +299,18 @@ void fw_one_assoc_usage(const fw_config_t* config, const fw_one_assoc_input_t* i
     out->has_efctv = true;
   } catch (...) {
     ReportException(config, "fw_one_assoc_usage");
+  }
+}
+
+void fw_sum_usage_tres(const long double* const* children, size_t n, const long double* removed,
+                       uint32_t tres_cnt, long double* out) {
+  if (!out) return;
+  for (uint32_t t = 0; t < tres_cnt; ++t) {
+    long double sum = removed ? removed[t] : 0.0L;
+    for (size_t c = 0; c < n; ++c) {
+      if (children && children[c]) sum += children[c][t];
+    }
+    out[t] = sum;
   }
 }
 

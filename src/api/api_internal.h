@@ -22,6 +22,10 @@
 // from slurm.conf once, immutable after fw_config_create (only refs moves).
 struct fw_config {
   std::atomic<int> refs{1};
+  // The last association id found on more than one record and said in the
+  // log (0: none): said once per id, not at every pass. The only other
+  // member that moves after fw_config_create.
+  mutable std::atomic<uint32_t> warned_shared_id{0};
   fairway::Params params;
   // The indexes of the TRES with a non-zero PriorityWeightTRES weight,
   // ascending: usually two or three of Slurm's TRES, and the only ones a
@@ -64,13 +68,22 @@ inline size_t CountedTres(const fw_config& config) {
 
 // The association snapshot as a tree (fw_fairshare's rules): entries whose
 // key was met earlier are dropped (node_of[k] = -1), an entry reached only
-// through the whole list is an orphan, and assoc_mgr's normalisation is
+// through the whole list is an orphan, records that share an id are each
+// their own association (linked by parent_key where given; logged once per
+// id), and assoc_mgr's normalisation is
 // used when it normalised for the same family of modes as the one in
 // force. node_of[k]: the tree node of input k. False (logged, with what)
 // when the records make no tree.
 bool TreeFromInputs(const fw_config& config, const fw_assoc_input_t* in, size_t n,
                     bool slurm_fair_tree_shares, const char* what, AssocTree* tree,
                     std::vector<int32_t>* node_of);
+
+// Whether the root's usage_raw (in[0]) exceeds, beyond rounding, the
+// usage_raw of the records whose parent_key is the root plus its
+// removed_usage_raw; *sum is that total when it does. False without any
+// parent_key (the tool's snapshots carry none).
+bool RootUsageBeyondChildren(const fw_assoc_input_t* in, size_t n,
+                             const std::vector<int32_t>& node_of, long double* sum);
 
 // The fairshare factor a job gets (fw_job_input_t's contract); 0 without an
 // association, without a fairshare weight, or without fairshare at all.

@@ -244,10 +244,18 @@ typedef struct {
                     * again after its first entry is ignored */
   uint32_t id;
   uint32_t parent_id; /* 0 for the root and for records not under it */
+  /* The parent record's key, or NULL (then the parent is found by
+   * parent_id). With it, records that share an id are still linked as
+   * assoc_mgr links them, by pointer. */
+  const void *parent_key;
   bool listed_only;   /* not reached from the root: an orphan unless met earlier */
   const char *acct, *user, *partition;
   uint32_t shares_raw, priority;
   long double usage_raw;
+  /* Usage of removed children kept by this record (assoc_mgr's leaf_usage
+   * of an account, when it is not the record's own usage); 0 otherwise.
+   * Read for the root only. */
+  long double removed_usage_raw;
   /* assoc_mgr's own normalisation (used when it follows the same family
    * of modes as the one in force). */
   uint32_t level_shares;
@@ -258,9 +266,18 @@ typedef struct {
   bool write_usage;    /* usage_norm and usage_efctv */
   bool write_level_fs; /* level_fs */
   bool write_fs_factor;
-  long double usage_norm, usage_efctv, level_fs;
+  /* The root only: its usage_raw is not the sum of what lies under it
+   * (fw_fairshare's contract); usage_raw is that sum, which fairshare used. */
+  bool write_usage_raw;
+  long double usage_norm, usage_efctv, level_fs, usage_raw;
   double fs_factor;
 } fw_assoc_result_t;
+
+/* out[t] = removed[t] (0 when removed is NULL) plus children[c][t] summed
+ * over c < n, for t < tres_cnt: the root's per-TRES usage when fw_fairshare
+ * repaired its usage_raw (write_usage_raw). */
+void fw_sum_usage_tres(const long double *const *children, size_t n, const long double *removed,
+                       uint32_t tres_cnt, long double *out);
 
 /* The records of assoc_mgr's list that a walk from the root did not reach:
  * writes their positions in listed[0..n_listed), ascending, to unreached
@@ -278,7 +295,18 @@ size_t fw_assocs_unreached(const void *const *reached, size_t n_reached,
  * planned-use mode only. Fills out[0..n) and returns true; false when the
  * records do not make a tree (out untouched; logged). An entry whose key
  * was met earlier, and an orphan, get every write_* false. Without
- * fairshare (fw_settings_t.calc_fairshare false) every write_* is false. */
+ * fairshare (fw_settings_t.calc_fairshare false) every write_* is false.
+ * Also guarantees:
+ * - Records that share an id (slurmdbd never sends them) cost nothing to
+ *   the others: each is computed as an association of its own, linked by
+ *   parent_key where given (as assoc_mgr links, by pointer); logged at
+ *   error level once per id and configuration.
+ * - Classic modes write fs_factor for every computed association but the
+ *   root (multifactor's value for it); Fair Tree's modes for users.
+ * - When the entries carry parent_key and the root's usage_raw is more,
+ *   beyond rounding, than its children's (parent_key the root's key) plus
+ *   its removed_usage_raw, fairshare is computed on that sum, out[0] has
+ *   write_usage_raw with it, and an error line says so. */
 bool fw_fairshare(const fw_config_t *config, const fw_assoc_input_t *in, size_t n,
                   bool slurm_fair_tree_shares, const fw_ledger_t *ledger,
                   uint32_t capacity_cpus, fw_assoc_result_t *out);

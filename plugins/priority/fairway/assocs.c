@@ -106,6 +106,7 @@ size_t fw_assocs_snapshot(fw_held_t *held, fw_assoc_input_t **inputs,
 			.key = a,
 			.id = a->id,
 			.parent_id = u->parent_assoc_ptr ? a->parent_id : 0,
+			.parent_key = u->parent_assoc_ptr,
 			.listed_only = i >= reached,
 			.acct = a->acct ? a->acct : "",
 			.user = a->user ? a->user : "",
@@ -118,9 +119,37 @@ size_t fw_assocs_snapshot(fw_held_t *held, fw_assoc_input_t **inputs,
 			.priority_norm = u->priority_norm,
 		};
 	}
+	/* The root's removed children's usage (assoc_mgr keeps it in an
+	 * account's leaf_usage): what lies under it besides its children. */
+	const slurmdb_assoc_rec_t *root = walk_records[0];
+	if (root->leaf_usage && root->leaf_usage != root->usage)
+		walk_inputs[0].removed_usage_raw = root->leaf_usage->usage_raw;
 	*inputs = walk_inputs;
 	*records = walk_records;
 	return w.count;
+}
+
+/* Requires assoc W. The root's usage_raw and per-TRES usage set to what
+ * lies under it (fw_fairshare found it counted twice): the sum of its
+ * children's and of its removed children's. */
+static void repair_root_usage(slurmdb_assoc_rec_t **records, const fw_assoc_input_t *in,
+			      size_t n, long double usage_raw)
+{
+	slurmdb_assoc_usage_t *root = records[0]->usage;
+	const long double **children = xcalloc(n + 1, sizeof(*children));
+	size_t count = 0;
+	for (size_t i = 1; i < n; i++) {
+		if (!in[i].listed_only && in[i].parent_key == records[0])
+			children[count++] = records[i]->usage->usage_tres_raw;
+	}
+	const slurmdb_assoc_usage_t *removed = records[0]->leaf_usage;
+	const long double *removed_tres =
+		removed && removed != root ? removed->usage_tres_raw : NULL;
+	root->usage_raw = usage_raw;
+	if (slurmctld_tres_cnt > 0 && root->usage_tres_raw)
+		fw_sum_usage_tres(children, count, removed_tres, slurmctld_tres_cnt,
+				  root->usage_tres_raw);
+	xfree(children);
 }
 
 void fw_assocs_fairshare(const fw_config_t *config)
@@ -155,6 +184,8 @@ void fw_assocs_fairshare(const fw_config_t *config)
 		if (r->write_fs_factor)
 			u->fs_factor = r->fs_factor;
 	}
+	if (computed && results[0].write_usage_raw)
+		repair_root_usage(records, in, n, results[0].usage_raw);
 	fw_unlock(&held, FW_FAIRSHARE);
 }
 

@@ -132,7 +132,6 @@ void fw_decay_pass(const fw_config_t *config, time_t now, fw_decay_clock_t *cloc
 			fw_ledger_release();
 		}
 		fw_assocs_fairshare(config);
-		fw_jobs_set_fs_factors(&held, pass, config);
 		lap(&mark, &r->cpu.fairshare);
 		/* 5. Gather and compute (assoc R + qos R); queries still run. */
 		double gather_start = wall_ms();

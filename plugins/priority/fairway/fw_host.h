@@ -109,10 +109,6 @@ void fw_jobs_gather(fw_held_t *held, fw_pass_t *pass, const fw_config_t *config,
  * stored (the pass's table is then sprio's); *recomputed is increased. */
 bool fw_jobs_store_slice(fw_held_t *held, fw_pass_t *pass, const fw_config_t *config,
 			 time_t now, size_t *recomputed);
-/* Requires job R; takes FW_FAIRSHARE. From Slurm 25.11, in classic and
- * DEPTH_OBLIVIOUS modes, sets fs_factor of the associations of the jobs
- * found (nothing in earlier releases, or Fair Tree's modes). */
-void fw_jobs_set_fs_factors(fw_held_t *held, fw_pass_t *pass, const fw_config_t *config);
 /* At fini: frees the pass's tables. */
 void fw_jobs_release(void);
 /* assocs.c. Take FW_FAIRSHARE (and the ledger in planned use) or

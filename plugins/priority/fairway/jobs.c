@@ -598,29 +598,6 @@ bool fw_jobs_store_slice(fw_held_t *held, fw_pass_t *pass, const fw_config_t *co
   return fw_pass_store_end_slice(pass);
 }
 
-/* From 25.11 sshare's FairShare column and QOS UsageThreshold read every
- * association's fs_factor, which multifactor sets in classic and
- * DEPTH_OBLIVIOUS modes for the associations of the jobs it holds, every
- * pass (_set_non_fair_tree_fs_factor,
- * slurm-25-11-7-1:src/plugins/priority/multifactor/priority_multifactor.c);
- * Fair Tree's modes set it with the rest of fairshare. */
-void fw_jobs_set_fs_factors(fw_held_t *held, fw_pass_t *pass, const fw_config_t *config) {
-#if FW_SLURM_AT_LEAST(25, 11, 0)
-  FW_REQUIRE(held, FW_READ_LOCK, FW_NO_LOCK, FW_NO_LOCK, FW_NO_LOCK);
-  const fw_settings_t *s = fw_settings(config);
-  if (!s->calc_fairshare || s->fair_tree_shares) return;
-  void *const *records;
-  const uint32_t *ids;
-  const size_t count = fw_pass_jobs(pass, &records, &ids);
-  fw_lock(held, FW_FAIRSHARE);
-  for (size_t i = 0; i < count; ++i) {
-    slurmdb_assoc_rec_t *assoc = ((job_record_t *)records[i])->assoc_ptr;
-    if (assoc) fw_assocs_set_fs_factor(assoc, config);
-  }
-  fw_unlock(held, FW_FAIRSHARE);
-#endif
-}
-
 /* ---- sprio's partition rows, and fini ------------------------------------------------- */
 
 double fw_jobs_partition_row(const job_record_t *job, const part_record_t *part,
