@@ -198,17 +198,23 @@ RecoveryDecision DecideRecovery(const RecoveryInput& in) {
     return d;
   }
   const int64_t last_ran = in.clock.last_ran;
-  if (saved_at - last_ran > in.calc_period_s + kPassSlackSeconds) {
-    // A pass runs at least every calc period and the usage is saved after
-    // it: a clock this much older than the usage does not describe it.
+  if (saved_at - last_ran >= in.calc_period_s) {
+    // A pass runs every calc period and writes the clock: a clock a whole
+    // period older than the usage was followed by a pass whose charges the
+    // usage may hold. Its own .old copy, restored, is exactly one pass
+    // older; a save made during a pass, before the clock's write, looks the
+    // same and also holds that pass's charges. Charging from the save never
+    // charges twice and loses at most the time since the last pass.
     d.error = true;
     d.charge_from = saved_at;
     d.message = "priority_last_decay_ran's last_ran " + When(last_ran, now) + " is " +
                 std::to_string(saved_at - last_ran) +
-                " s older than assoc_usage, more than PriorityCalcPeriod allows: it does not "
-                "describe that usage (damaged or restored from an older copy); running jobs "
+                " s older than assoc_usage, at least one PriorityCalcPeriod (" +
+                std::to_string(in.calc_period_s) +
+                " s): a pass ran after it, so it does not describe that usage (an older "
+                "copy such as priority_last_decay_ran.old restored, or damage); running jobs "
                 "are charged from when assoc_usage was saved, " +
-                When(saved_at, now);
+                When(saved_at, now) + ", never twice";
     return d;
   }
   if (last_ran > saved_at) {

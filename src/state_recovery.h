@@ -29,10 +29,6 @@ constexpr int64_t kPlausibleEpoch = 1262304000;
 // How far in the future a stamp may be (clock steps between a save and a
 // start) before it is damage.
 constexpr int64_t kClockSkewSeconds = 300;
-// Slack added to PriorityCalcPeriod when checking that the decay clock is
-// not older than the saved usage: the last pass before a save ran at most
-// one calc period plus a pass's own duration earlier.
-constexpr int64_t kPassSlackSeconds = 60;
 
 enum class FileState { kOk, kMissing, kDamaged };
 
@@ -94,8 +90,9 @@ struct RecoveryDecision {
 
 // The recovery rule. Guarantees:
 // - charge_from is never earlier than the instant the restored usage was
-//   saved unless the decay clock is valid, plausible and at most one calc
-//   period (plus kPassSlackSeconds) older than that save: running jobs are
+//   saved unless the decay clock is valid, plausible and less than one calc
+//   period older than that save (a clock a period older is followed by a
+//   pass the usage may hold: its .old copy, say): running jobs are
 //   never charged twice;
 // - charge_from is never after now;
 // - the .old clock never sets charge_from (it is older than the usage);

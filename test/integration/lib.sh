@@ -218,6 +218,23 @@ check_no_accounting_host() {
     fi
     rm -rf "$work"
   done
+  # StateSaveLocation a regular file (ENOTDIR below it): nothing was ever
+  # saved there, so the plugin's state is missing, as multifactor reads it,
+  # never "damaged" with files to remove by hand.
+  work=$(mktemp -d /tmp/fairway-host.XXXXXX)
+  cp "$cdir/state/assoc_mgr_state" "$cdir/state/last_tres" "$work/"
+  : > "$work/not-a-directory"
+  out=$(timeout 60 "$host" "$work" "$FW_PLUGIN_DIR/priority_fairway.so" "$work/not-a-directory" 2>&1)
+  echo "$out" | grep -E '^(PASS|FAIL): ' | sed "s/^\(PASS\|FAIL\): /\1: StateSaveLocation a file: /"
+  FW_PASSES=$((FW_PASSES + $(echo "$out" | grep -c '^PASS: ')))
+  FW_FAILURES=$((FW_FAILURES + $(echo "$out" | grep -cE '^FAIL: ')))
+  if echo "$out" | grep -q 'a first start' && ! echo "$out" | grep -qiE 'damaged|by hand'; then
+    pass "StateSaveLocation a file: the plugin's state read as missing (a first start), nothing called damaged"
+  else
+    fail "StateSaveLocation a file: not read as missing"
+    echo "$out" | grep -iE 'state|damaged' | head -5
+  fi
+  rm -rf "$work"
 }
 
 # ctld_pid DIR: the pid in DIR's slurmctld pid file (empty when none).

@@ -167,10 +167,23 @@ TEST(Recovery, ClockMuchOlderThanTheUsageIsNotBelieved) {
   EXPECT_EQ(d.charge_from, kNow - 20);
   EXPECT_TRUE(d.error);
   EXPECT_NE(d.message.find("older than assoc_usage"), std::string::npos) << d.message;
-  // At the limit (one calc period plus the slack) it is still believed.
-  d = Decide(Clock(kNow - 20 - kCalc - kPassSlackSeconds), Usage(kNow - 20));
-  EXPECT_EQ(d.charge_from, kNow - 20 - kCalc - kPassSlackSeconds);
+  // Just under one calc period older: the last pass before the save.
+  d = Decide(Clock(kNow - 20 - kCalc + 1), Usage(kNow - 20));
+  EXPECT_EQ(d.charge_from, kNow - 20 - kCalc + 1);
   EXPECT_FALSE(d.error);
+  EXPECT_EQ(d.message, "");
+}
+
+TEST(Recovery, ClockOnePassOlderThanTheUsageIsSaid) {
+  // Issue 45 item 4: the clock replaced by its .old copy, one pass (one
+  // calc period) older than the last pass the usage holds, was believed
+  // silently and every running job was charged that pass twice.
+  RecoveryDecision d = Decide(Clock(kNow - 20 - kCalc), Usage(kNow - 20));
+  EXPECT_EQ(d.charge_from, kNow - 20);
+  EXPECT_TRUE(d.error);
+  EXPECT_NE(d.message.find("at least one PriorityCalcPeriod"), std::string::npos) << d.message;
+  EXPECT_NE(d.message.find("priority_last_decay_ran.old"), std::string::npos) << d.message;
+  EXPECT_NE(d.message.find("never twice"), std::string::npos) << d.message;
 }
 
 TEST(Recovery, MissingClockChargesFromTheUsageSave) {

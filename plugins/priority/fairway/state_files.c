@@ -67,7 +67,10 @@ static fw_read_t read_whole(const char *path, char **bytes, size_t *length, char
   *bytes = NULL;
   *length = 0;
   int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0 && errno == ENOENT) return FW_READ_MISSING;
+  /* ENOTDIR: StateSaveLocation (or a directory above it) is not a
+   * directory, so nothing was ever saved there: missing, as multifactor
+   * says ("No last decay ... to recover"), not damaged. */
+  if (fd < 0 && (errno == ENOENT || errno == ENOTDIR)) return FW_READ_MISSING;
   if (fd < 0) {
     *why = fw_format("cannot open: %s", strerror(errno));
     return FW_READ_UNREADABLE;
@@ -130,7 +133,7 @@ bool fw_state_set_aside(const char *name)
   char *path = fw_state_path(name, ""), *aside = fw_state_path(name, ".damaged");
   fw_host_lock_state_files();
   bool moved = rename(path, aside) == 0;
-  if (!moved && errno != ENOENT) {
+  if (!moved && errno != ENOENT && errno != ENOTDIR) {
     const int err = errno;
     fw_file_memory_t *m = memory_of(name);
     if (!m || !m->damaged_in_place)
@@ -182,7 +185,9 @@ static bool write_new(const char *name, const char *new_path, const char *bytes,
   if (!err) return true;
   char *what = fw_format("%s: %s", new_path, strerror(err));
   save_failed(name, FW_FAILED_NEW, err, what,
-              fd < 0 ? "make StateSaveLocation writable" : "free space in StateSaveLocation");
+              err == ENOTDIR ? "make StateSaveLocation a directory"
+              : fd < 0       ? "make StateSaveLocation writable"
+                             : "free space in StateSaveLocation");
   free(what);
   if (fd >= 0) unlink(new_path);
   return false;
