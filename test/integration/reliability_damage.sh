@@ -309,6 +309,34 @@ if [ $measure_only = 0 ]; then
   fi
   sleep 2
   check_usage "slurmdbd back" "$(clock_ran)" rebuilt
+
+  # Issue 45 item 3: slurmdbd down at the start with assoc_usage kept, then
+  # back. assoc_mgr's refresh copies the old root's usage into the new root
+  # and adds every leaf again (doc/differences.md, row 13): the root's
+  # RawUsage doubles. The next pass finds it above its children's, says so
+  # once, and writes the sum back: root's RawUsage is then the users' sum
+  # (every usage here is a user's; sshare rounds each row, so one unit per
+  # row may differ).
+  log "slurmdbd down at the start, assoc_usage kept, then slurmdbd back"
+  dbd_pid=$(tr -dc '0-9' < "$c/run/slurmdbd.pid")
+  repair 'kill -TERM $dbd_pid; while [ -d /proc/$dbd_pid ]; do sleep 0.2; done'
+  before_log=$(log_size)
+  (cd "$c" && SLURM_CONF=$c/etc/slurm.conf MYSQL_UNIX_PORT=$c/run/mysql.sock slurmdbd </dev/null >> "$c/log/slurmdbd.out" 2>&1)
+  R="fairshare: the root association's RawUsage [0-9]+ is more than the [0-9]+ of the associations under it"
+  for _ in $(seq 150); do
+    new_log "$before_log" | grep -qE "$R" && break
+    sleep 1
+  done
+  sleep 2
+  n=$(new_log "$before_log" | grep -cE "error: priority/fairway: $R" || true)
+  root_raw=$(timeout 20 sshare -a -n -P -o account,user,rawusage | awk -F'|' '$1 ~ /^ *root$/ && $2 == "" {print $3; exit}')
+  read -r users_raw user_rows < <(timeout 20 sshare -a -n -P -o user,rawusage | awk -F'|' '$1 != "" {s += $2; n++} END {print s + 0, n + 0}')
+  if [ "$n" = 1 ] && [ -n "$root_raw" ] && [ $((root_raw - users_raw)) -le "$user_rows" ] && [ $((users_raw - root_raw)) -le "$user_rows" ]; then
+    pass "slurmdbd back, usage kept: the root's doubled usage said once and repaired (root $root_raw, users' sum $users_raw)"
+  else
+    fail "slurmdbd back, usage kept: $n repair lines, root RawUsage $root_raw, users' sum $users_raw over $user_rows rows"
+    new_log "$before_log" | grep -F priority/fairway | head -5
+  fi
 fi
 
 timeout 10 scontrol ping | grep -q UP && pass "controller up after every case" || fail "controller down at the end"

@@ -133,7 +133,7 @@ bool fw_state_set_aside(const char *name)
   char *path = fw_state_path(name, ""), *aside = fw_state_path(name, ".damaged");
   fw_host_lock_state_files();
   bool moved = rename(path, aside) == 0;
-  if (!moved && errno != ENOENT && errno != ENOTDIR) {
+  if (!moved && errno != ENOENT) {
     const int err = errno;
     fw_file_memory_t *m = memory_of(name);
     if (!m || !m->damaged_in_place)
