@@ -7,6 +7,10 @@
 # checked against that release's priority interface, the syms[] list read
 # from the release's own source (not typed here). The fairway tool's
 # libslurm client is compiled against the release's public headers too.
+# 26.11.0-0rc1 is a pre-release (SchedMD's master at 284c3b95f0, whose
+# META says 26.11.0-0rc1): checked the same way, so that a difference is
+# found before 26.11 ships. Its plugin_version is 26.11.0, so the final
+# release's loader would accept the rc's .so: rebuild against the release.
 #
 # Usage: test/compile_matrix.sh [RELEASE...]   (run from the build directory)
 # Default releases: FAIRWAY_COMPILE_RELEASES, else the list below.
@@ -14,7 +18,7 @@
 # DIR/RELEASE/priority_fairway.so (to load it on a cluster of that release).
 set -eu
 top=${srcdir:-.}
-releases=${*:-${FAIRWAY_COMPILE_RELEASES:-23.02.8 23.11.5 23.11.11 24.05.8 24.11.7 25.05.8 25.11.7 26.05.3}}
+releases=${*:-${FAIRWAY_COMPILE_RELEASES:-23.02.8 23.11.5 23.11.11 24.05.8 24.11.7 25.05.8 25.11.7 26.05.3 26.11.0-0rc1}}
 core=.libs/libfairway_core.a
 [ -f "$core" ] || { echo "FAIL: $core not built (run make first)"; exit 1; }
 out=$(mktemp -d /tmp/fairway-compile.XXXXXX)

@@ -532,7 +532,20 @@ uint64_t fw_job_key_fingerprint(const fw_job_key_t* key) {
   mix(reinterpret_cast<uintptr_t>(key->qos));
   mix(reinterpret_cast<uintptr_t>(key->assoc));
   mix(reinterpret_cast<uintptr_t>(key->qos_list));
+  mix(key->part_order);
   return h;
+}
+
+uint64_t fw_partition_order_step(uint64_t digest, const void* part, uint16_t priority_tier) {
+  // splitmix64's finaliser over (digest, record, tier), one after the
+  // other: a swap of two partitions, or of two tiers, changes the result.
+  const auto mix = [](uint64_t h, uint64_t v) {
+    uint64_t z = h + v + 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  };
+  return mix(mix(digest, reinterpret_cast<uintptr_t>(part)), priority_tier);
 }
 
 bool fw_pass_store_end_slice(fw_pass_t* pass) {

@@ -393,13 +393,24 @@ typedef struct {
 
 /* What must not change between computing a priority under the job read
  * lock and storing it under the write lock. qos_list: the job's list of
- * several QOS (slurmctld replaces the list when they change), or NULL. */
+ * several QOS (slurmctld replaces the list when they change), or NULL.
+ * part_order: fw_partition_order_step over part_list's partitions in list
+ * order from 0 (0 without a list): a PriorityTier change re-sorts the list
+ * in place, so part_list alone does not show that priority_array's order
+ * changed. */
 typedef struct {
   uint32_t job_state, priority, direct_set_prio, nice, site_factor, time_limit, total_cpus,
       min_nodes;
   int64_t accrue_time;
   const void *part, *part_list, *qos, *assoc, *qos_list;
+  uint64_t part_order;
 } fw_job_key_t;
+
+/* One partition (its record and PriorityTier) folded into digest, the
+ * next in list order: the result differs, but with a chance of 2^-64, when
+ * a partition, its tier or its place differs. Pure; the first partition
+ * starts from 0. */
+uint64_t fw_partition_order_step(uint64_t digest, const void *part, uint16_t priority_tier);
 
 typedef struct {
   uint32_t job_id;
@@ -543,7 +554,7 @@ void fw_pass_store_done(fw_pass_t *pass, uint32_t position, bool stored_from_pas
  * fingerprints, and a key that changed between the gather and the store
  * gives another one but with a chance of 2^-64. The store compares
  * fingerprints rather than keep a whole key per changed job (8 bytes
- * instead of 72, for up to every pending job after a restart). */
+ * instead of 88, for up to every pending job after a restart). */
 uint64_t fw_job_key_fingerprint(const fw_job_key_t *key);
 /* True when every changed job is stored: the table is then published for
  * sprio. The pass's statistics, for its log line: fw_pass_stats. */

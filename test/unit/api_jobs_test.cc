@@ -492,6 +492,7 @@ TEST(ApiPass, KeyFingerprintSeesEveryField) {
       [](fw_job_key_t* k) { k->qos = nullptr; },
       [](fw_job_key_t* k) { k->assoc = nullptr; },
       [](fw_job_key_t* k) { k->qos_list = k->qos; },
+      [](fw_job_key_t* k) { k->part_order += 1; },
       // Two fields swapped: the order of the fields counts.
       [](fw_job_key_t* k) { std::swap(k->nice, k->priority); },
   };
@@ -500,4 +501,38 @@ TEST(ApiPass, KeyFingerprintSeesEveryField) {
     changes[i](&changed);
     EXPECT_NE(fw_job_key_fingerprint(&changed), f) << "change " << i;
   }
+}
+
+// The digest of a multi-partition job's list (jobs.c key_of): slurmctld
+// re-sorts part_ptr_list in place when a PriorityTier changes, so the
+// list's address stays; the store must still see that priority_array's
+// order changed (284c3b95f0:src/slurmctld/job_mgr.c _sort_part_lists).
+TEST(ApiPass, PartitionOrderSeesTiersAndPlaces) {
+  int a = 0, b = 0, c = 0;
+  const auto digest = [](std::vector<std::pair<const void*, uint16_t>> list) {
+    uint64_t d = 0;
+    for (const auto& [part, tier] : list) d = fw_partition_order_step(d, part, tier);
+    return d;
+  };
+  const uint64_t sorted = digest({{&a, 30}, {&b, 20}, {&c, 10}});
+  EXPECT_EQ(digest({{&a, 30}, {&b, 20}, {&c, 10}}), sorted);
+  EXPECT_NE(sorted, 0u);
+  // c raised above b: the list re-sorted, the head (part_ptr) the same.
+  EXPECT_NE(digest({{&a, 30}, {&c, 25}, {&b, 20}}), sorted);
+  // A tier changed without a change of order.
+  EXPECT_NE(digest({{&a, 30}, {&b, 15}, {&c, 10}}), sorted);
+  // Two places swapped with their tiers kept, and two tiers swapped.
+  EXPECT_NE(digest({{&b, 20}, {&a, 30}, {&c, 10}}), sorted);
+  EXPECT_NE(digest({{&a, 20}, {&b, 30}, {&c, 10}}), sorted);
+  EXPECT_NE(digest({{&a, 30}, {&b, 20}}), sorted);
+
+  // In the key: the same list at the same address, re-sorted between
+  // the gather and the store, gives another fingerprint.
+  fw_job_key_t gathered{};
+  gathered.part = &a;
+  gathered.part_list = &gathered;
+  gathered.part_order = sorted;
+  fw_job_key_t stored = gathered;
+  stored.part_order = digest({{&a, 30}, {&c, 25}, {&b, 20}});
+  EXPECT_NE(fw_job_key_fingerprint(&stored), fw_job_key_fingerprint(&gathered));
 }

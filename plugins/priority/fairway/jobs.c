@@ -282,6 +282,28 @@ static bool calculate_running(const fw_config_t *config) {
   return fw_settings(config)->flags & PRIORITY_FLAGS_CALCULATE_RUNNING;
 }
 
+static int add_partition_to_order(void *object, void *arg) {
+  const part_record_t *part = object;
+  uint64_t *digest = arg;
+  *digest = fw_partition_order_step(*digest, part, part->priority_tier);
+  return 0;
+}
+
+/* Requires part R (or priority_p_set's caller's locks). The partitions of
+ * a multi-partition job in list order, with their tiers. Slurm keeps
+ * part_ptr_list sorted by PriorityTier (from 24.05.5 and 24.11.0) and,
+ * when a tier changes, re-sorts it in place under the job write lock
+ * (sort_all_jobs_partition_lists; from 26.11 it also rebuilds the
+ * Partition string and repoints a pending job's part_ptr,
+ * 284c3b95f0:src/slurmctld/job_mgr.c). A change between the gather and the
+ * store would otherwise leave the list's address as it was and the store
+ * would write priorities in the old order under the names of the new. */
+static uint64_t partition_order(const job_record_t *job) {
+  uint64_t digest = 0;
+  if (job->part_ptr_list) list_for_each_ro(job->part_ptr_list, add_partition_to_order, &digest);
+  return digest;
+}
+
 /* What must not change between the gather and the store. */
 static void key_of(const job_record_t *job, fw_job_key_t *key) {
   const job_details_t *details = job->details;
@@ -299,6 +321,7 @@ static void key_of(const job_record_t *job, fw_job_key_t *key) {
   key->qos = job->qos_ptr;
   key->assoc = job->assoc_ptr;
   key->qos_list = fw_jobs_qos_list(job);
+  key->part_order = partition_order(job);
 }
 
 /* The core reads the configuration's tres_cnt entries of a job's TRES
