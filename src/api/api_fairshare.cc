@@ -88,7 +88,8 @@ bool RootUsageBeyondChildren(const fw_assoc_input_t* in, size_t n,
 
 bool TreeFromInputs(const fw_config& config, const fw_assoc_input_t* in, size_t n,
                     bool slurm_fair_tree_shares, const char* what, AssocTree* tree,
-                    std::vector<int32_t>* node_of) {
+                    std::vector<int32_t>* node_of, bool* shared_ids) {
+  if (shared_ids) *shared_ids = false;
   node_of->assign(n, -1);
   if (!in || n == 0) {
     if (what) Log(&config, FW_LOG_ERROR, "%s: no association records", what);
@@ -144,6 +145,7 @@ bool TreeFromInputs(const fw_config& config, const fw_assoc_input_t* in, size_t 
   uint32_t shared_id = 0;
   if (RenumberSharedIds(in, n, keys, *node_of, &again, &shared_id) &&
       tree->Build(std::move(again), fair_tree_shares, &error, slurms ? &given : nullptr)) {
+    if (shared_ids) *shared_ids = true;
     if (what && config.warned_shared_id.exchange(shared_id) != shared_id) {
       Log(&config, FW_LOG_ERROR,
           "%s: more than one association record has id %u; each is computed as its own "
@@ -198,12 +200,17 @@ bool fw_fairshare(const fw_config_t* config, const fw_assoc_input_t* in, size_t 
     }
     AssocTree tree;
     std::vector<int32_t> node_of;
+    bool shared_ids = false;
     if (!api::TreeFromInputs(*config, in, n, slurm_fair_tree_shares, "fairshare", &tree,
-                             &node_of)) {
+                             &node_of, &shared_ids)) {
       return false;
     }
+    // Not where records share an id: assoc_mgr files usage by id (at load
+    // and at each refresh) on one of them while the root counts both, so
+    // the root holds the only whole total there, as multifactor reads it.
     long double root_usage = 0;
-    const bool root_repaired = api::RootUsageBeyondChildren(in, n, node_of, &root_usage);
+    const bool root_repaired =
+        !shared_ids && api::RootUsageBeyondChildren(in, n, node_of, &root_usage);
     if (root_repaired) {
       api::Log(config, FW_LOG_ERROR,
           "fairshare: the root association's RawUsage %.0Lf is more than the %.0Lf of the "

@@ -70,13 +70,14 @@ inline size_t CountedTres(const fw_config& config) {
 // key was met earlier are dropped (node_of[k] = -1), an entry reached only
 // through the whole list is an orphan, records that share an id are each
 // their own association (linked by parent_key where given; logged once per
-// id), and assoc_mgr's normalisation is
+// id; *shared_ids, when given, says whether any did), and assoc_mgr's
+// normalisation is
 // used when it normalised for the same family of modes as the one in
 // force. node_of[k]: the tree node of input k. False (logged, with what)
 // when the records make no tree.
 bool TreeFromInputs(const fw_config& config, const fw_assoc_input_t* in, size_t n,
                     bool slurm_fair_tree_shares, const char* what, AssocTree* tree,
-                    std::vector<int32_t>* node_of);
+                    std::vector<int32_t>* node_of, bool* shared_ids = nullptr);
 
 // Whether the root's usage_raw (in[0]) exceeds, beyond rounding, the
 // usage_raw of the records whose parent_key is the root plus its

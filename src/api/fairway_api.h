@@ -303,10 +303,11 @@ size_t fw_assocs_unreached(const void *const *reached, size_t n_reached,
  *   error level once per id and configuration.
  * - Classic modes write fs_factor for every computed association but the
  *   root (multifactor's value for it); Fair Tree's modes for users.
- * - When the entries carry parent_key and the root's usage_raw is more,
- *   beyond rounding, than its children's (parent_key the root's key) plus
- *   its removed_usage_raw, fairshare is computed on that sum, out[0] has
- *   write_usage_raw with it, and an error line says so. */
+ * - When the entries carry parent_key, no records share an id, and the
+ *   root's usage_raw is more, beyond rounding, than its children's
+ *   (parent_key the root's key) plus its removed_usage_raw, fairshare is
+ *   computed on that sum, out[0] has write_usage_raw with it, and an error
+ *   line says so. */
 bool fw_fairshare(const fw_config_t *config, const fw_assoc_input_t *in, size_t n,
                   bool slurm_fair_tree_shares, const fw_ledger_t *ledger,
                   uint32_t capacity_cpus, fw_assoc_result_t *out);

@@ -513,6 +513,12 @@ TEST(ApiFairshare, RootUsageIsKeptWhenItIsNotBeyondItsChildren) {
   ASSERT_TRUE(fw_fairshare(c.get(), s.in.data(), s.in.size(), false, nullptr, 64, out.data()));
   EXPECT_FALSE(out[0].write_usage_raw);
   s.in[0].usage_raw = 2000;
+  Snapshot shared = s;  // records sharing an id: the root's total is kept
+  shared.in[4].id = 2;
+  shared.in[10].id = 2;
+  ASSERT_TRUE(fw_fairshare(c.get(), shared.in.data(), shared.in.size(), false, nullptr, 64,
+                           out.data()));
+  EXPECT_FALSE(out[0].write_usage_raw);
   for (fw_assoc_input_t& a : s.in) a.parent_key = nullptr;
   ASSERT_TRUE(fw_fairshare(c.get(), s.in.data(), s.in.size(), false, nullptr, 64, out.data()));
   EXPECT_FALSE(out[0].write_usage_raw);
