@@ -159,7 +159,8 @@ diff_tree_t *diff_tree_generate(uint64_t seed, bool dup)
 	t->duplicated = t->duplicate_of = -1;
 	g.tree = t;
 	g.capacity = 8 + (int) below(&g.rng, 393);
-	t->assocs = calloc((size_t) g.capacity, sizeof(diff_assoc_t));
+	/* two records more than the shape may fill: users for a duplicate */
+	t->assocs = calloc((size_t) g.capacity + 2, sizeof(diff_assoc_t));
 	g.max_depth = 1 + (int) below(&g.rng, 7);
 	g.width = 1 + (int) below(&g.rng, 14);
 	g.user_percent = 30 + (int) below(&g.rng, 51);
@@ -179,6 +180,14 @@ diff_tree_t *diff_tree_generate(uint64_t seed, bool dup)
 		t->assocs[r].shares = 1;
 	}
 	grow(&g, root, 1);
+	if (dup) { /* a duplicate needs two user records: add them under root */
+		int users = 0;
+		for (int i = 0; i < t->count; i++)
+			users += t->assocs[i].user[0] != 0;
+		g.capacity += 2;
+		for (int used[2] = {-1, -1}; users < 2; users++)
+			add_user(&g, root, 1, used, 0);
+	}
 	number(t, root, 1);
 
 	/* Ids in creation order, which is not the tree's order: a shuffle. */
