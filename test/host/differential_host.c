@@ -7,12 +7,15 @@
  *
  * Usage: differential_host WORK_DIR PLUGIN_SO SEED MODE DAMP [dup] [settle]
  *        differential_host --tree SEED [dup]
+ *        differential_host --same-slurm
  *   MODE: fair_tree, classic (PriorityFlags=NO_FAIR_TREE) or
  *   depth_oblivious; DAMP: FairShareDampeningFactor; dup: one user
  *   association carries another's id (diff_tree.h); settle: see below.
  *   WORK_DIR must be empty or hold an earlier case's files only: it
  *   receives slurm.conf, the state files and the plugin's own state.
- *   --tree prints the tree alone.
+ *   --tree prints the tree alone. --same-slurm exits 0 when the Slurm
+ *   this program was compiled for is the libslurmfull it runs with (a
+ *   build against another release's tree cannot run here).
  *
  * settle, for multifactor outside Fair Tree: its first pass computes
  * accounts' effective usage, and sshare users' lazily, from siblings'
@@ -247,6 +250,13 @@ int main(int argc, char **argv)
 	struct stat st;
 	struct timespec start;
 
+	if (argc == 2 && !strcmp(argv[1], "--same-slurm")) {
+		/* The API version changes with every major release. */
+		long runtime = slurm_api_version();
+		printf("compiled for Slurm %s (API 0x%lx), running with API 0x%lx\n",
+		       SLURM_VERSION_STRING, (long) SLURM_API_VERSION, runtime);
+		return runtime == (long) SLURM_API_VERSION ? 0 : 1;
+	}
 	if (argc >= 3 && !strcmp(argv[1], "--tree")) {
 		diff_tree_t *t = diff_tree_generate(strtoull(argv[2], NULL, 10),
 						    argc > 3 && !strcmp(argv[3], "dup"));
