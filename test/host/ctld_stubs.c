@@ -8,8 +8,9 @@
  *
  * Contract: cluster_cpus is not NO_VAL, so each plugin's init() takes the
  * controller's path (the decay thread); the job list is whatever the
- * program puts in job_list, and no partition exists. Locks are real
- * rwlocks in slurmctld's order, so that the plugins' own locking runs.
+ * program puts in job_list (find_job_record searches it), and the
+ * partitions those of ctld_stubs_set_partitions. Locks are real rwlocks in
+ * slurmctld's order, so that the plugins' own locking runs.
  */
 #include "config.h"
 
@@ -17,8 +18,11 @@
 
 #include "slurm/slurm.h"
 #include "src/common/list.h"
+#include "src/common/xstring.h"
 #include "src/slurmctld/locks.h"
 #include "src/slurmctld/slurmctld.h"
+
+#include "ctld_stubs.h"
 
 void *acct_db_conn = NULL;
 uint16_t accounting_enforce = 0;
@@ -68,13 +72,30 @@ void unlock_state_files(void)
 	pthread_mutex_unlock(&state_files_lock);
 }
 
+static part_record_t **partitions;
+static int partition_count;
+
+void ctld_stubs_set_partitions(part_record_t **parts, int count)
+{
+	partitions = parts;
+	partition_count = count;
+}
+
+static int has_job_id(void *job, void *key)
+{
+	return ((job_record_t *) job)->job_id == *(uint32_t *) key;
+}
+
 job_record_t *find_job_record(uint32_t job_id)
 {
-	return NULL;
+	return job_list ? list_find_first(job_list, has_job_id, &job_id) : NULL;
 }
 
 part_record_t *find_part_record(char *name)
 {
+	for (int i = 0; i < partition_count; i++)
+		if (!xstrcmp(partitions[i]->name, name))
+			return partitions[i];
 	return NULL;
 }
 

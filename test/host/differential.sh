@@ -73,16 +73,21 @@ one_case() {
   [ $rc_f -eq 0 ] || { echo "  fairway's host exited $rc_f:"; sed 's/^/    /' "$dir/f.err" | head -5; }
   grep -v 'priority_last_decay_ran is missing' "$dir/f.err" | sed 's/^/  fairway logged: /' | head -5
   # Column by column: the rows are in assoc_mgr's order, the same in both.
+  # Two sections, each with its header: associations (sshare), then jobs
+  # (sprio). A job row names its job; the tree shows its association's path
+  # only for association rows.
   paste -d '\n' "$dir/m.out" "$dir/f.out" | awk -F'|' '
-    NR == 1 { for (i = 1; i <= NF; i++) name[i] = $i; next }
-    NR == 2 { next }
     NR % 2 == 1 { split($0, m, "|"); mline = $0; next }
+    mline == $0 && ($1 == "id" || ($1 == "job" && $2 == "JOBID")) {
+      for (i = 1; i <= NF; i++) name[i] = $i; jobs = $1 == "job"; next
+    }
     {
-      row = $1 " " m[2] (m[3] != "" ? " user " m[3] : "") (m[4] != "" ? " partition " m[4] : "")
+      if (jobs) row = "job " m[2] " partition " m[3]
+      else row = "id " $1 " " m[2] (m[3] != "" ? " user " m[3] : "") (m[4] != "" ? " partition " m[4] : "")
       n = split($0, f, "|"); d = ""
       for (i = 1; i <= n; i++) if (m[i] != f[i]) d = d " " name[i] " " m[i] "/" f[i]
       if (mline == "" || $0 == "") d = " row missing in one dump"
-      if (d != "") { shown++; if (shown <= 25) print "  id " row ":" d; ids = ids " " $1 }
+      if (d != "") { shown++; if (shown <= 25) print "  " row ":" d; if (!jobs) ids = ids " " $1 }
     }
     END {
       if (shown > 25) print "  ... " shown - 25 " more differing rows"

@@ -39,8 +39,12 @@
  * is the association's fs_factor in Fair Tree (blank for accounts), and
  * outside it priority_g_calc_fs_factor(EffectvUsage, NormShares) computed
  * in this process, as sshare computes it; LevelFS is blank for
- * Fairshare=parent. Exit status 0 once the dump is written; 1 when the
- * plugin did not start or its first decay pass did not end in 10 s.
+ * Fairshare=parent. Then, except in depth_oblivious mode, the generated
+ * pending jobs' sprio rows (diff_jobs.h): multifactor's DEPTH_OBLIVIOUS
+ * job priorities on a first pass come from the never-computed siblings
+ * settle repairs for sshare only (doc/differences.md, difference 1).
+ * Exit status 0 once the dump is written; 1 when the plugin did not start
+ * or its first decay pass did not end in 10 s.
  *
  * How the association tree gets into assoc_mgr, and why this way: the
  * tree is written as the state files a controller saves (last_tres,
@@ -63,9 +67,12 @@
  * priority_g_set_assoc_usage and sshare calls priority_g_calc_fs_factor
  * through that generic layer, so the plugin has to be the one it loaded.
  * Its init() starts the decay thread (this program defines slurmctld's
- * globals, ctld_stubs.c); the first pass, with no decay clock, decays and
- * charges nothing in either plugin and computes fairshare; it ends when
- * priority_last_decay_ran appears, and then the shares are read.
+ * globals, ctld_stubs.c). The decay clock priority_last_decay_ran is
+ * written 100 s back first: without one, multifactor's first pass outside
+ * Fair Tree computes no job priority (it skips to the clock's write). With
+ * PriorityDecayHalfLife=0 and no running job, that pass decays and charges
+ * nothing in either plugin and computes fairshare and priorities; it ends
+ * when the clock is rewritten, and then the shares and jobs are read.
  */
 #include "config.h"
 
@@ -78,6 +85,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "diff_jobs.h"
 #include "diff_state.h"
 #include "diff_tree.h"
 
@@ -85,6 +93,7 @@
 #include "src/common/assoc_mgr.h"
 #include "src/common/list.h"
 #include "src/common/log.h"
+#include "src/common/pack.h"
 #include "src/common/read_config.h"
 #include "src/common/slurm_priority.h"
 #include "src/common/xmalloc.h"
@@ -131,6 +140,9 @@ static int write_conf(const char *dir, const char *plugin_dir, const char *type,
 		"PriorityType=%s\n%s"
 		"FairShareDampeningFactor=%s\n"
 		"PriorityWeightFairshare=100000\n"
+		"PriorityWeightAge=1000\n"
+		"PriorityWeightPartition=1000\n"
+		"PriorityMaxAge=7-0\n"
 		"PriorityDecayHalfLife=0\n"
 		"PriorityUsageResetPeriod=YEARLY\n"
 		"PriorityCalcPeriod=5\n"
@@ -235,6 +247,39 @@ static void settle(void)
 	assoc_mgr_unlock(&write_assoc);
 }
 
+/* multifactor's 16 bytes (last_ran, last_reset), both `ago` s back. */
+static time_t write_clock(const char *path, time_t ago)
+{
+	time_t then = time(NULL) - ago;
+	buf_t *buffer = init_buf(16);
+	pack_time(then, buffer);
+	pack_time(then, buffer);
+	FILE *f = fopen(path, "w");
+	if (!f || fwrite(get_buf_data(buffer), 1, get_buf_offset(buffer), f) != 16)
+		perror(path);
+	if (f)
+		fclose(f);
+	free_buf(buffer);
+	return then;
+}
+
+/* The clock's last_ran, or -1 while it cannot be read. */
+static time_t read_clock(const char *path)
+{
+	unsigned char b[8];
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	size_t n = fread(b, 1, sizeof(b), f);
+	fclose(f);
+	if (n != sizeof(b))
+		return -1;
+	uint64_t v = 0;
+	for (int i = 0; i < 8; i++)
+		v = (v << 8) | b[i];
+	return (time_t) v;
+}
+
 static double seconds_since(const struct timespec *start)
 {
 	struct timespec now;
@@ -247,7 +292,6 @@ int main(int argc, char **argv)
 	log_options_t log_opts = LOG_OPTS_STDERR_ONLY;
 	assoc_init_args_t args;
 	uint16_t running_cache = RUNNING_CACHE_STATE_NOTRUNNING;
-	struct stat st;
 	struct timespec start;
 
 	if (argc == 2 && !strcmp(argv[1], "--same-slurm")) {
@@ -294,7 +338,6 @@ int main(int argc, char **argv)
 	if (write_conf(dir, plugin_dir, type, argv[4], argv[5], &conf))
 		return 2;
 	xstrfmtcat(clock_path, "%s/priority_last_decay_ran", dir);
-	(void) unlink(clock_path);
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 	log_opts.stderr_level = LOG_LEVEL_ERROR;
 	log_init("differential_host", log_opts, 0, NULL);
@@ -317,23 +360,30 @@ int main(int argc, char **argv)
 	}
 	(void) load_assoc_usage();
 	slurmctld_tres_cnt = g_tres_count;
-	job_list = list_create(NULL);
+	job_list = list_create(NULL); /* slurmctld frees jobs itself */
+	diff_jobs_create(tree->seed, job_list);
 	last_job_update = time(NULL);
 
+	time_t written = write_clock(clock_path, 100);
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	if (priority_g_init() != SLURM_SUCCESS) {
 		fprintf(stderr, "%s did not start\n", type);
 		return 1;
 	}
-	while (stat(clock_path, &st) != 0 && seconds_since(&start) < 10.0)
+	/* -1: between the unlink and the link of the clock's rewrite */
+	time_t last_ran;
+	while (((last_ran = read_clock(clock_path)) == written || last_ran == -1) &&
+	       seconds_since(&start) < 10.0)
 		usleep(500);
-	if (stat(clock_path, &st) != 0) {
+	if (last_ran == written || last_ran == -1) {
 		fprintf(stderr, "%s: no decay pass ended within 10 s\n", type);
 		return 1;
 	}
 	if (settled)
 		settle();
 	dump_shares();
+	if (strcmp(argv[4], "depth_oblivious"))
+		diff_jobs_dump();
 	fflush(stdout);
 	priority_g_fini();
 	diff_tree_free(tree);
