@@ -5,10 +5,12 @@
  * 1-7, up to 14 children per account, up to 400 records), so that a few
  * hundred seeds cover flat and deep, narrow and wide trees, and each draws
  * the corner cases multifactor and Fairway must agree on: zero shares,
- * Fairshare=parent users and sub-accounts, zero usage, usage equal to a
- * sibling's or a cousin's (ties), accounts with no children, usage left on
- * an account by deleted children, the same user in several accounts and
- * with per-partition associations.
+ * Fairshare=parent users and sub-accounts, zero usage (of a user, and of
+ * the whole cluster in 5 % of the seeds), usage equal to a sibling's or a
+ * cousin's (ties), usage up to 10^15, accounts with no children, usage
+ * left on an account by deleted children, the same user in several
+ * accounts and with per-partition associations, siblings in an order
+ * other than their names'.
  */
 #include "diff_tree.h"
 
@@ -40,6 +42,7 @@ typedef struct {
 	int capacity;
 	int max_depth, width, user_percent, zero_percent, parent_percent;
 	int users_in_pool, next_user, next_acct;
+	bool no_usage; /* the whole cluster: root's usage 0 */
 	long double tie_pool[3];
 } gen_t;
 
@@ -58,10 +61,13 @@ static uint32_t draw_shares(gen_t *g)
 static long double draw_usage(gen_t *g)
 {
 	uint32_t kind = below(&g->rng, 100);
-	if (kind < 25)
+	if (g->no_usage || kind < 25)
 		return 0;
 	if (kind < 55)
 		return g->tie_pool[below(&g->rng, 3)];
+	if (kind < 58) /* years of a large cluster */
+		return (long double) (next(&g->rng) % 1000000000000000ULL) +
+		       (long double) below(&g->rng, 1000) / 1000.0L;
 	return (long double) below(&g->rng, 10000000) +
 	       (long double) below(&g->rng, 1000) / 1000.0L;
 }
@@ -140,15 +146,49 @@ static void grow(gen_t *g, int acct, int depth)
 	}
 }
 
-/* Nested-set numbers in depth-first order, as slurmdbd assigns them. */
-static uint32_t number(diff_tree_t *t, int i, uint32_t next_lft)
+/* Nested-set numbers, depth-first, siblings in a shuffled order: in
+ * slurmdbd, lft follows creation, not names, so assoc_mgr's children
+ * lists (lft order) differ from sshare's rows (sorted by name), and Fair
+ * Tree's ties are broken by the children lists' order. */
+static uint32_t number(gen_t *g, int i, uint32_t next_lft)
 {
+	diff_tree_t *t = g->tree;
+	int children[512], n = 0;
 	t->assocs[i].lft = next_lft++;
-	for (int c = i + 1; c < t->count; c++)
+	for (int c = i + 1; c < t->count && n < 512; c++)
 		if (t->assocs[c].parent == i)
-			next_lft = number(t, c, next_lft);
+			children[n++] = c;
+	for (int k = n - 1; k > 0; k--) {
+		int j = (int) below(&g->rng, (uint32_t) k + 1), tmp = children[k];
+		children[k] = children[j];
+		children[j] = tmp;
+	}
+	for (int k = 0; k < n; k++)
+		next_lft = number(g, children[k], next_lft);
 	t->assocs[i].rgt = next_lft++;
 	return next_lft;
+}
+
+static int by_lft(const void *a, const void *b)
+{
+	const diff_assoc_t *x = a, *y = b;
+	return x->lft < y->lft ? -1 : x->lft > y->lft;
+}
+
+/* The records in lft order (slurmdbd's), parents' indices renumbered. */
+static void sort_by_lft(diff_tree_t *t)
+{
+	int *new_index = malloc(sizeof(int) * (size_t) t->count);
+	/* the old index through the sort, in parent_id (set afterwards) */
+	for (int i = 0; i < t->count; i++)
+		t->assocs[i].parent_id = (uint32_t) i;
+	qsort(t->assocs, (size_t) t->count, sizeof(diff_assoc_t), by_lft);
+	for (int i = 0; i < t->count; i++)
+		new_index[t->assocs[i].parent_id] = i;
+	for (int i = 0; i < t->count; i++)
+		if (t->assocs[i].parent >= 0)
+			t->assocs[i].parent = new_index[t->assocs[i].parent];
+	free(new_index);
 }
 
 diff_tree_t *diff_tree_generate(uint64_t seed, bool dup)
@@ -169,6 +209,7 @@ diff_tree_t *diff_tree_generate(uint64_t seed, bool dup)
 	g.users_in_pool = g.width + 1 + (int) below(&g.rng, 20);
 	for (int k = 0; k < 3; k++)
 		g.tie_pool[k] = (long double) (1 + below(&g.rng, 100000));
+	g.no_usage = chance(&g.rng, 5);
 
 	int root = add(&g, -1, 0);
 	snprintf(t->assocs[root].acct, sizeof(t->assocs[root].acct), "root");
@@ -188,7 +229,8 @@ diff_tree_t *diff_tree_generate(uint64_t seed, bool dup)
 		for (int used[2] = {-1, -1}; users < 2; users++)
 			add_user(&g, root, 1, used, 0);
 	}
-	number(t, root, 1);
+	number(&g, root, 1);
+	sort_by_lft(t);
 
 	/* Ids in creation order, which is not the tree's order: a shuffle. */
 	uint32_t *ids = malloc(sizeof(uint32_t) * (size_t) t->count);
