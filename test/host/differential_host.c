@@ -58,8 +58,8 @@
  * its own usage roll-up, so both plugins meet the structures a controller
  * would hand them. It also keeps a record whose id is duplicated, as a
  * controller's saved state can; assoc_mgr_update's SLURMDB_ADD_ASSOC path
- * would instead treat a second record with a known id as a modification
- * of the first, and it needs a running cache to begin with.
+ * (assoc_mgr_update_assocs) finds a second record with a known id and
+ * skips it, and adds nothing while assoc_mgr holds no list at all.
  *
  * The plugin is loaded by Slurm's own loader (priority_g_init, which
  * dlopens PluginDir/priority_NAME.so, NAME from PLUGIN_SO's file name),
