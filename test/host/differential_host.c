@@ -99,7 +99,9 @@
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
 
-#define SYSTEM_PLUGIN_DIR "/usr/lib/x86_64-linux-gnu/slurm-wlm"
+#ifndef DIFF_SLURM_PLUGIN_DIR /* Makefile.am: where libslurmfull is */
+#define DIFF_SLURM_PLUGIN_DIR "/usr/lib/x86_64-linux-gnu/slurm-wlm"
+#endif
 
 static const char *flags_of(const char *mode)
 {
@@ -148,7 +150,7 @@ static int write_conf(const char *dir, const char *plugin_dir, const char *type,
 		"PriorityCalcPeriod=5\n"
 		"NodeName=n1 CPUs=2\n"
 		"PartitionName=p1 Nodes=n1 Default=YES\n",
-		plugin_dir, SYSTEM_PLUGIN_DIR, dir, type, flags_of(mode), damp);
+		plugin_dir, DIFF_SLURM_PLUGIN_DIR, dir, type, flags_of(mode), damp);
 	fclose(f);
 	return 0;
 }
