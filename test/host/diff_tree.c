@@ -8,7 +8,7 @@
  * Fairshare=parent users and sub-accounts, zero usage (of a user, and of
  * the whole cluster in 5 % of the seeds), usage equal to a sibling's or a
  * cousin's (ties), usage up to 10^15, accounts with no children, usage
- * left on an account by deleted children, the same user in several
+ * left on an account or on root by deleted children, the same user in several
  * accounts and with per-partition associations, siblings in an order
  * other than their names'.
  */
@@ -214,6 +214,10 @@ diff_tree_t *diff_tree_generate(uint64_t seed, bool dup)
 	int root = add(&g, -1, 0);
 	snprintf(t->assocs[root].acct, sizeof(t->assocs[root].acct), "root");
 	t->assocs[root].shares = 1;
+	if (chance(&g.rng, 8)) { /* usage of deleted users directly under root */
+		t->assocs[root].usage = draw_usage(&g);
+		t->assocs[root].has_usage = true;
+	}
 	if (chance(&g.rng, 50)) { /* slurmdbd's user root in account root */
 		int r = add(&g, root, 1);
 		snprintf(t->assocs[r].acct, sizeof(t->assocs[r].acct), "root");
