@@ -50,10 +50,31 @@ static void create_partitions(void)
 	ctld_stubs_set_partitions(parts, PARTITIONS);
 }
 
+/* A job's request, drawn from the seed. */
+typedef struct {
+	uint32_t cpus, mem_mb, time_limit;
+	int nice; /* -100..100 */
+} request_t;
+
+static request_t draw_request(uint64_t *rng)
+{
+	static const uint32_t mems[] = {500, 1000, 4000};
+	static const uint32_t limits[] = {30, 60, 600};
+	static const int nices[] = {0, 0, 0, 0, 10, -5, 100};
+	uint64_t r = next(rng);
+	return (request_t){
+		.cpus = 1 + (uint32_t) (r % 2),
+		.mem_mb = mems[(r >> 8) % 3],
+		.time_limit = limits[(r >> 16) % 3],
+		.nice = nices[(r >> 24) % 7],
+	};
+}
+
 static job_record_t *create_job(uint32_t id, slurmdb_assoc_rec_t *assoc,
 				slurmdb_qos_rec_t *qos, part_record_t *part,
-				uint32_t cpus, time_t accrued)
+				request_t req, time_t accrued)
 {
+	uint32_t cpus = req.cpus;
 	job_record_t *job = xmalloc(sizeof(*job));
 	struct job_details *d = xmalloc(sizeof(*d));
 	job->magic = JOB_MAGIC;
@@ -69,12 +90,12 @@ static job_record_t *create_job(uint32_t id, slurmdb_assoc_rec_t *assoc,
 	job->job_state = JOB_PENDING;
 	job->priority = 1;
 	job->site_factor = NICE_OFFSET;
-	job->time_limit = 60;
+	job->time_limit = req.time_limit;
 	job->total_cpus = cpus;
 	job->tres_req_cnt = xcalloc(g_tres_count, sizeof(uint64_t));
 	job->tres_req_cnt[TRES_ARRAY_CPU] = cpus;
 	job->tres_req_cnt[TRES_ARRAY_NODE] = 1;
-	job->tres_req_cnt[TRES_ARRAY_MEM] = 1000;
+	job->tres_req_cnt[TRES_ARRAY_MEM] = req.mem_mb;
 	job->tres_req_cnt[TRES_ARRAY_BILLING] = cpus;
 	job->prio_factors = xmalloc(sizeof(priority_factors_object_t));
 	d->magic = DETAILS_MAGIC;
@@ -83,7 +104,7 @@ static job_record_t *create_job(uint32_t id, slurmdb_assoc_rec_t *assoc,
 	d->max_cpus = NO_VAL;
 	d->min_nodes = 1;
 	d->max_nodes = 1;
-	d->nice = NICE_OFFSET;
+	d->nice = (uint32_t) (NICE_OFFSET + req.nice);
 	job->details = d;
 	return job;
 }
@@ -97,7 +118,15 @@ void diff_jobs_create(uint64_t seed, List jobs)
 
 	create_partitions();
 	assoc_mgr_lock(&read);
-	slurmdb_qos_rec_t *qos = assoc_mgr_qos_list ? list_peek(assoc_mgr_qos_list) : NULL;
+	slurmdb_qos_rec_t *qos[2] = {NULL, NULL}; /* normal, high (diff_state.c) */
+	if (assoc_mgr_qos_list) {
+		ListIterator q = list_iterator_create(assoc_mgr_qos_list);
+		slurmdb_qos_rec_t *rec;
+		while ((rec = list_next(q)))
+			if (rec->id == 1 || rec->id == 2)
+				qos[rec->id - 1] = rec;
+		list_iterator_destroy(q);
+	}
 	ListIterator it = list_iterator_create(assoc_mgr_assoc_list);
 	slurmdb_assoc_rec_t *assoc;
 	while ((assoc = list_next(it))) {
@@ -111,8 +140,9 @@ void diff_jobs_create(uint64_t seed, List jobs)
 			part_record_t *part = parts[j % PARTITIONS];
 			if (assoc->partition) /* its partition's jobs only */
 				part = !strcmp(assoc->partition, "p2") ? parts[1] : parts[0];
-			list_append(jobs, create_job(job_id++, assoc, qos, part,
-						     1 + (uint32_t) ((j >> 8) % 2), accrued));
+			slurmdb_qos_rec_t *job_qos = qos[(j >> 8) % 10 < 3 ? 1 : 0];
+			list_append(jobs, create_job(job_id++, assoc, job_qos, part,
+						     draw_request(&rng), accrued));
 		}
 	}
 	list_iterator_destroy(it);
@@ -121,7 +151,7 @@ void diff_jobs_create(uint64_t seed, List jobs)
 
 typedef struct {
 	uint32_t job_id;
-	char line[256];
+	char line[512];
 } row_t;
 
 static int by_job(const void *a, const void *b)
@@ -143,7 +173,8 @@ void diff_jobs_dump(void)
 	priority_factors_request_msg_t req;
 	memset(&req, 0, sizeof(req));
 	List list = priority_g_get_priority_factors_list(&req, 0);
-	printf("job|JOBID|PARTITION|USER|PRIORITY|AGE|FAIRSHARE|PARTITION\n");
+	printf("job|JOBID|PARTITION|USER|PRIORITY|SITE|AGE|ASSOC|FAIRSHARE|JOBSIZE|"
+	       "PARTITION|QOS|NICE|TRES\n");
 	if (!list)
 		return;
 	int n = list_count(list), i = 0;
@@ -153,12 +184,24 @@ void diff_jobs_dump(void)
 	while ((o = list_next(it)) && i < n) {
 		job_record_t *job = find_job_record(o->job_id);
 		rows[i].job_id = o->job_id;
-		snprintf(rows[i].line, sizeof(rows[i].line), "job|%u|%s|%u|%u|%.7f|%.7f|%.7f",
-			 o->job_id, o->partition ? o->partition : "", o->user_id,
-			 job ? job->priority : 0,
+		char tres[128] = "";
+		for (uint32_t t = 0; o->priority_tres && o->tres_weights && t < o->tres_cnt; t++)
+			if (o->tres_weights[t] != 0.0)
+				snprintf(tres + strlen(tres), sizeof(tres) - strlen(tres),
+					 "%s%s=%.7f", tres[0] ? "," : "",
+					 o->tres_names && o->tres_names[t] ? o->tres_names[t] : "?",
+					 o->priority_tres[t] / o->tres_weights[t]);
+		snprintf(rows[i].line, sizeof(rows[i].line),
+			 "job|%u|%s|%u|%u|%d|%.7f|%.7f|%.7f|%.7f|%.7f|%.7f|%d|%s", o->job_id,
+			 o->partition ? o->partition : "", o->user_id, job ? job->priority : 0,
+			 (int) ((int64_t) o->priority_site - NICE_OFFSET),
 			 normalised(o->priority_age, slurm_conf.priority_weight_age),
+			 normalised(o->priority_assoc, slurm_conf.priority_weight_assoc),
 			 normalised(o->priority_fs, slurm_conf.priority_weight_fs),
-			 normalised(o->priority_part, slurm_conf.priority_weight_part));
+			 normalised(o->priority_js, slurm_conf.priority_weight_js),
+			 normalised(o->priority_part, slurm_conf.priority_weight_part),
+			 normalised(o->priority_qos, slurm_conf.priority_weight_qos),
+			 (int) ((int64_t) o->nice - NICE_OFFSET), tres);
 		i++;
 	}
 	list_iterator_destroy(it);

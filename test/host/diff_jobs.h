@@ -8,14 +8,16 @@
  * three pending jobs, chosen by the seed alone (same seed, same jobs),
  * appended to `jobs`. Every job has accrued for 30 days (so the age factor
  * is 1 at any PriorityMaxAge up to that, whatever the clock), runs in one
- * partition with the "normal" QOS, and starts with priority 1 (0 is held).
- * Call with assoc_mgr loaded, holding no lock.
+ * partition with QOS normal or high, asks for 1-2 CPUs, 500-4000 MB and
+ * 30-600 minutes, may have a nice value, and starts with priority 1 (0 is
+ * held). Call with assoc_mgr loaded, holding no lock.
  *
  * diff_jobs_dump: what sprio shows: priority_g_get_priority_factors_list
  * for uid 0, one line per (job, partition) sorted by job id then
- * partition: job|JOBID|PARTITION|USER|PRIORITY|AGE|FAIRSHARE|PARTITION,
- * factors normalised by their weights and printed as `sprio -n` prints
- * them ("%.7f"), PRIORITY the job record's (as squeue -o %Q).
+ * partition: job|JOBID|PARTITION|USER|PRIORITY|SITE|AGE|ASSOC|FAIRSHARE|
+ * JOBSIZE|PARTITION|QOS|NICE|TRES, factors normalised by their weights and
+ * printed as `sprio -n` prints them ("%.7f"; TRES as name=factor for each
+ * weighted TRES), PRIORITY the job record's (as squeue -o %Q).
  */
 #ifndef FAIRWAY_TEST_HOST_DIFF_JOBS_H
 #define FAIRWAY_TEST_HOST_DIFF_JOBS_H

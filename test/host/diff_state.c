@@ -80,19 +80,25 @@ static List tres_list(void)
 	return list;
 }
 
-/* The QOS every cluster has; with no QOS at all the association manager
- * holds no QOS list, which neither plugin is ever run with. */
+/* The QOS every cluster has, and one with a priority (the QOS factor's
+ * input: normal 0, high 1). */
 static List qos_list(void)
 {
+	static const struct {
+		uint32_t id, priority;
+		const char *name;
+	} known[] = {{1, 0, "normal"}, {2, 10, "high"}};
 	List list = list_create(slurmdb_destroy_qos_rec);
-	slurmdb_qos_rec_t *qos = xmalloc(sizeof(*qos));
-	slurmdb_init_qos_rec(qos, 0, NO_VAL);
-	qos->id = 1;
-	qos->name = xstrdup("normal");
-	qos->priority = 0;
-	qos->usage_factor = 1.0;
-	qos->usage_thres = (double) NO_VAL;
-	list_append(list, qos);
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
+		slurmdb_qos_rec_t *qos = xmalloc(sizeof(*qos));
+		slurmdb_init_qos_rec(qos, 0, NO_VAL);
+		qos->id = known[i].id;
+		qos->name = xstrdup(known[i].name);
+		qos->priority = known[i].priority;
+		qos->usage_factor = 1.0;
+		qos->usage_thres = (double) NO_VAL;
+		list_append(list, qos);
+	}
 	return list;
 }
 
@@ -116,7 +122,7 @@ static List assoc_list(const diff_tree_t *t, const char *cluster)
 		a->rgt = g->rgt;
 		a->is_def = 0;
 		a->def_qos_id = 0;
-		a->priority = INFINITE; /* unset in the database */
+		a->priority = g->priority; /* INFINITE: unset in the database */
 		/* a uid, so that assoc_mgr does not look the name up */
 		a->uid = g->user[0] ? 20000 + (uint32_t) i : NO_VAL;
 		list_append(list, a);

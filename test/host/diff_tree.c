@@ -81,6 +81,8 @@ static int add(gen_t *g, int parent, int depth)
 	memset(a, 0, sizeof(*a));
 	a->parent = parent;
 	a->depth = depth;
+	/* the association factor's input: mostly unset, as at most sites */
+	a->priority = chance(&g->rng, 75) ? DIFF_PRIORITY_UNSET : below(&g->rng, 101);
 	return t->count++;
 }
 
@@ -288,6 +290,8 @@ void diff_tree_print(const diff_tree_t *t, FILE *out)
 			a->user[0] ? "user " : "account ", a->user[0] ? a->user : a->acct,
 			a->partition[0] ? " partition " : "", a->partition,
 			a->user[0] ? "" : "", a->id, a->parent_id, shares);
+		if (a->priority != DIFF_PRIORITY_UNSET)
+			fprintf(out, " priority=%u", a->priority);
 		if (a->has_usage)
 			fprintf(out, " usage=%.3Lf", a->usage);
 		fprintf(out, "\n");

@@ -19,6 +19,8 @@
 
 /* Slurm's SLURMDB_FS_USE_PARENT (slurm/slurmdb.h): Fairshare=parent. */
 #define DIFF_SHARES_PARENT 0x7fffffffu
+/* Slurm's INFINITE: the database's unset association priority. */
+#define DIFF_PRIORITY_UNSET 0xffffffffu
 
 typedef struct {
 	uint32_t id;
@@ -28,6 +30,7 @@ typedef struct {
 	char user[16];     /* "" for an account */
 	char partition[8]; /* "" for none */
 	uint32_t shares;   /* DIFF_SHARES_PARENT for Fairshare=parent */
+	uint32_t priority; /* Priority; DIFF_PRIORITY_UNSET when not set */
 	long double usage; /* leaf usage (an account's: of deleted children) */
 	bool has_usage;    /* written to assoc_usage */
 	uint32_t lft, rgt; /* nested set, as slurmdbd keeps them */

@@ -93,6 +93,7 @@
 #include "src/common/assoc_mgr.h"
 #include "src/common/list.h"
 #include "src/common/log.h"
+#include "src/common/node_conf.h"
 #include "src/common/pack.h"
 #include "src/common/read_config.h"
 #include "src/common/slurm_priority.h"
@@ -103,15 +104,37 @@
 #define DIFF_SLURM_PLUGIN_DIR "/usr/lib/x86_64-linux-gnu/slurm-wlm"
 #endif
 
-static const char *flags_of(const char *mode)
+/* The mode's PriorityFlags name ("" for Fair Tree, 22.05's default), or
+ * NULL for an unknown mode. */
+static const char *mode_flag(const char *mode)
 {
 	if (!strcmp(mode, "fair_tree"))
-		return ""; /* 22.05's default */
+		return "";
 	if (!strcmp(mode, "classic"))
-		return "PriorityFlags=NO_FAIR_TREE\n";
+		return "NO_FAIR_TREE";
 	if (!strcmp(mode, "depth_oblivious"))
-		return "PriorityFlags=DEPTH_OBLIVIOUS\n";
+		return "DEPTH_OBLIVIOUS";
 	return NULL;
+}
+
+/* The job factors' settings, drawn from the seed (a stream of its own):
+ * each of the flags that change a job factor in 1 seed of 4, favouring
+ * small jobs in 1 of 2. Fairshare is not affected by any of them. */
+static void draw_job_settings(uint64_t seed, char *flags, size_t size, bool *favor_small)
+{
+	static const char *const names[] = {"SMALL_RELATIVE_TO_TIME", "MAX_TRES",
+					    "NO_NORMAL_ASSOC", "NO_NORMAL_PART",
+					    "NO_NORMAL_QOS", "NO_NORMAL_TRES",
+					    "ACCRUE_ALWAYS", "INCR_ONLY"};
+	uint64_t r = seed * 0x9e3779b97f4a7c15ULL + 0x7365747473ULL;
+	r ^= r >> 29;
+	r *= 0xbf58476d1ce4e5b9ULL;
+	r ^= r >> 32;
+	flags[0] = '\0';
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (((r >> (2 * i)) & 3) == 0)
+			snprintf(flags + strlen(flags), size - strlen(flags), ",%s", names[i]);
+	*favor_small = (r >> 20) & 1;
 }
 
 /* slurm.conf for the case; PluginDir: the plugin's own directory first,
@@ -121,10 +144,18 @@ static const char *flags_of(const char *mode)
  * state without a decay clock in principle, but Fairway decays restored
  * usage over the time since assoc_usage was saved (doc/reliability.md),
  * and a second ticking between its init and its first pass would show in
- * RawUsage. Decay is not what this test compares. */
+ * RawUsage. Decay is not what this test compares. Every job factor has a
+ * weight; PriorityWeightJobSize needs node_record_count (set in main). */
 static int write_conf(const char *dir, const char *plugin_dir, const char *type,
-		      const char *mode, const char *damp, char **path)
+		      const char *mode, const char *damp, uint64_t seed, char **path)
 {
+	char flags[256], line[300] = "";
+	bool favor_small;
+	draw_job_settings(seed, flags, sizeof(flags), &favor_small);
+	/* "PriorityFlags=" alone is a parse error: no line for Fair Tree alone */
+	const char *all = mode_flag(mode)[0] ? flags : flags + (flags[0] == ',');
+	if (mode_flag(mode)[0] || all[0])
+		snprintf(line, sizeof(line), "PriorityFlags=%s%s\n", mode_flag(mode), all);
 	*path = xstrdup_printf("%s/slurm.conf", dir);
 	FILE *f = fopen(*path, "w");
 	if (!f) {
@@ -143,14 +174,20 @@ static int write_conf(const char *dir, const char *plugin_dir, const char *type,
 		"FairShareDampeningFactor=%s\n"
 		"PriorityWeightFairshare=100000\n"
 		"PriorityWeightAge=1000\n"
+		"PriorityWeightAssoc=2000\n"
+		"PriorityWeightJobSize=3000\n"
 		"PriorityWeightPartition=1000\n"
+		"PriorityWeightQOS=5000\n"
+		"PriorityWeightTRES=CPU=1000,Mem=2000\n"
+		"PriorityFavorSmall=%s\n"
 		"PriorityMaxAge=7-0\n"
 		"PriorityDecayHalfLife=0\n"
 		"PriorityUsageResetPeriod=YEARLY\n"
 		"PriorityCalcPeriod=5\n"
 		"NodeName=n1 CPUs=2\n"
 		"PartitionName=p1 Nodes=n1 Default=YES\n",
-		plugin_dir, DIFF_SLURM_PLUGIN_DIR, dir, type, flags_of(mode), damp);
+		plugin_dir, DIFF_SLURM_PLUGIN_DIR, dir, type, line, damp,
+		favor_small ? "YES" : "NO");
 	fclose(f);
 	return 0;
 }
@@ -310,7 +347,7 @@ int main(int argc, char **argv)
 		diff_tree_free(t);
 		return 0;
 	}
-	if (argc < 6 || argc > 8 || !flags_of(argv[4])) {
+	if (argc < 6 || argc > 8 || !mode_flag(argv[4])) {
 		fprintf(stderr,
 			"usage: %s WORK_DIR PLUGIN_SO SEED fair_tree|classic|depth_oblivious DAMP [dup] [settle]\n"
 			"       %s --tree SEED [dup]\n",
@@ -337,7 +374,7 @@ int main(int argc, char **argv)
 	xstrfmtcat(type, "priority/%.*s", (int) (strlen(base) - 12), base + 9);
 
 	char *conf = NULL, *clock_path = NULL;
-	if (write_conf(dir, plugin_dir, type, argv[4], argv[5], &conf))
+	if (write_conf(dir, plugin_dir, type, argv[4], argv[5], tree->seed, &conf))
 		return 2;
 	xstrfmtcat(clock_path, "%s/priority_last_decay_ran", dir);
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
@@ -362,6 +399,7 @@ int main(int argc, char **argv)
 	}
 	(void) load_assoc_usage();
 	slurmctld_tres_cnt = g_tres_count;
+	node_record_count = 1; /* slurmctld's, from NodeName=n1 */
 	job_list = list_create(NULL); /* slurmctld frees jobs itself */
 	diff_jobs_create(tree->seed, job_list);
 	last_job_update = time(NULL);
