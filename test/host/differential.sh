@@ -1,18 +1,19 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The differential test: priority/multifactor and priority/fairway on the
-# same generated association trees, no cluster. For each seed, each mode
-# (Fair Tree, classic NO_FAIR_TREE, DEPTH_OBLIVIOUS) and each
-# FairShareDampeningFactor (1, and 2-5 drawn from the seed),
-# test/host/differential_host runs once per plugin and the two sshare-like
-# dumps must be identical, column by column, at sshare's precision.
+# same generated association trees and pending jobs, no cluster. For each
+# seed, each mode (Fair Tree, classic NO_FAIR_TREE, DEPTH_OBLIVIOUS) and
+# each FairShareDampeningFactor (1, and 2-5 drawn from the seed),
+# test/host/differential_host runs once per plugin and the two dumps
+# (sshare's rows, then sprio's) must be identical, column by column, at
+# sshare's and sprio -n's precision.
 #
 # Usage: test/host/differential.sh [-n SEEDS] [-f FIRST_SEED] [-j JOBS] [--dup]
 #        test/host/differential.sh --seed S [--mode M] [--damp D] [--dup]
-#   -n: how many seeds (default $DIFF_SEEDS, else 300); -f: the first (default 1); -j: cases
-#   run at once (default 2); --dup: every tree has one duplicated
-#   association id. --seed (with --mode, --damp) replays one seed, or one
-#   case: the command a failure prints.
+#   -n: how many seeds (default $DIFF_SEEDS, else 300); -f: the first
+#   (default 1); -j: cases run at once (default 2); --dup: every tree has
+#   one duplicated association id. --seed (with --mode, --damp) replays
+#   one seed, or one case: the command a failure prints.
 # Environment: DIFF_HOST (the built differential_host), MULTIFACTOR_SO,
 #   FAIRWAY_SO (the two plugins; default the system's and this build's).
 # Prints, per failing case, its replay command, the differing values (row
