@@ -31,7 +31,7 @@ static uint64_t next(uint64_t *state) /* splitmix64, as diff_tree.c */
 
 /* slurmctld's partition records as far as the plugins read them; the
  * normalised factor is what slurmctld computes (factor / highest). */
-static void create_partitions(void)
+static void create_partitions(uint64_t seed)
 {
 	static const uint16_t factor[PARTITIONS] = {1, 3};
 	for (int i = 0; i < PARTITIONS; i++) {
@@ -39,7 +39,8 @@ static void create_partitions(void)
 		p->name = xstrdup_printf("p%d", i + 1);
 		p->priority_job_factor = factor[i];
 		p->norm_priority = (double) factor[i] / factor[PARTITIONS - 1];
-		p->priority_tier = 1;
+		/* p2 above p1 in odd seeds; equal tiers keep a job's list order */
+		p->priority_tier = (i == 1 && (seed & 1)) ? 2 : 1;
 		p->max_time = INFINITE;
 		p->tres_cnt = xcalloc(g_tres_count, sizeof(uint64_t));
 		p->tres_cnt[TRES_ARRAY_CPU] = 2;
@@ -116,7 +117,7 @@ void diff_jobs_create(uint64_t seed, List jobs)
 	time_t accrued = time(NULL) - 30 * 86400;
 	uint32_t job_id = 1000;
 
-	create_partitions();
+	create_partitions(seed);
 	assoc_mgr_lock(&read);
 	slurmdb_qos_rec_t *qos[2] = {NULL, NULL}; /* normal, high (diff_state.c) */
 	if (assoc_mgr_qos_list) {
@@ -141,8 +142,18 @@ void diff_jobs_create(uint64_t seed, List jobs)
 			if (assoc->partition) /* its partition's jobs only */
 				part = !strcmp(assoc->partition, "p2") ? parts[1] : parts[0];
 			slurmdb_qos_rec_t *job_qos = qos[(j >> 8) % 10 < 3 ? 1 : 0];
-			list_append(jobs, create_job(job_id++, assoc, job_qos, part,
-						     draw_request(&rng), accrued));
+			job_record_t *job = create_job(job_id++, assoc, job_qos, part,
+						       draw_request(&rng), accrued);
+			if (!assoc->partition && (j >> 16) % 100 < 15) {
+				/* submitted to p1,p2: one priority per partition */
+				job->part_ptr_list = list_create(NULL);
+				list_append(job->part_ptr_list, parts[0]);
+				list_append(job->part_ptr_list, parts[1]);
+				job->part_ptr = parts[0];
+				xfree(job->partition);
+				job->partition = xstrdup("p1,p2");
+			}
+			list_append(jobs, job);
 		}
 	}
 	list_iterator_destroy(it);
@@ -174,7 +185,7 @@ void diff_jobs_dump(void)
 	memset(&req, 0, sizeof(req));
 	List list = priority_g_get_priority_factors_list(&req, 0);
 	printf("job|JOBID|PARTITION|USER|PRIORITY|SITE|AGE|ASSOC|FAIRSHARE|JOBSIZE|"
-	       "PARTITION|QOS|NICE|TRES\n");
+	       "PARTITION|QOS|NICE|TRES|PRIORITIES\n");
 	if (!list)
 		return;
 	int n = list_count(list), i = 0;
@@ -191,8 +202,20 @@ void diff_jobs_dump(void)
 					 "%s%s=%.7f", tres[0] ? "," : "",
 					 o->tres_names && o->tres_names[t] ? o->tres_names[t] : "?",
 					 o->priority_tres[t] / o->tres_weights[t]);
+		/* a multi-partition job's priority per partition, in the
+		 * order the plugin left its partition list */
+		char per_part[128] = "";
+		if (job && job->part_ptr_list && job->priority_array) {
+			ListIterator p = list_iterator_create(job->part_ptr_list);
+			part_record_t *part;
+			for (int k = 0; (part = list_next(p)); k++)
+				snprintf(per_part + strlen(per_part),
+					 sizeof(per_part) - strlen(per_part), "%s%s=%u",
+					 k ? "," : "", part->name, job->priority_array[k]);
+			list_iterator_destroy(p);
+		}
 		snprintf(rows[i].line, sizeof(rows[i].line),
-			 "job|%u|%s|%u|%u|%d|%.7f|%.7f|%.7f|%.7f|%.7f|%.7f|%d|%s", o->job_id,
+			 "job|%u|%s|%u|%u|%d|%.7f|%.7f|%.7f|%.7f|%.7f|%.7f|%d|%s|%s", o->job_id,
 			 o->partition ? o->partition : "", o->user_id, job ? job->priority : 0,
 			 (int) ((int64_t) o->priority_site - NICE_OFFSET),
 			 normalised(o->priority_age, slurm_conf.priority_weight_age),
@@ -201,7 +224,7 @@ void diff_jobs_dump(void)
 			 normalised(o->priority_js, slurm_conf.priority_weight_js),
 			 normalised(o->priority_part, slurm_conf.priority_weight_part),
 			 normalised(o->priority_qos, slurm_conf.priority_weight_qos),
-			 (int) ((int64_t) o->nice - NICE_OFFSET), tres);
+			 (int) ((int64_t) o->nice - NICE_OFFSET), tres, per_part);
 		i++;
 	}
 	list_iterator_destroy(it);
