@@ -15,7 +15,9 @@
 #   one duplicated association id. --seed (with --mode, --damp) replays
 #   one seed, or one case: the command a failure prints.
 # Environment: DIFF_HOST (the built differential_host), MULTIFACTOR_SO,
-#   FAIRWAY_SO (the two plugins; default the system's and this build's).
+#   FAIRWAY_SO (the two plugins; default the system's and this build's),
+#   DIFF_WORK (a directory that keeps each failing case's files: both
+#   dumps, stderr, slurm.conf and state).
 # Prints, per failing case, its replay command, the differing values (row
 # and column) and the part of the tree above the differing rows; ends with
 # "N passed, M failed" (cases). Exit status 0 when every case passed.
@@ -41,12 +43,6 @@ done
 for f in "$host" "$multifactor" "$fairway"; do
   [ -e "$f" ] || { echo "differential: $f is missing (make, configured with --with-slurm-source)"; exit 2; }
 done
-# Built against another release's tree (scripts/build 26.05.3): the host
-# cannot run with this machine's libslurmfull; 77 is automake's skip.
-if ! v=$("$host" --same-slurm 2>&1); then
-  echo "SKIP: differential: the host is not for this machine's Slurm: $v"
-  exit 77
-fi
 work=${DIFF_WORK:-}
 
 # one_case SEED MODE DAMP: runs both plugins; prints "ok" or the report.
@@ -54,7 +50,7 @@ one_case() {
   local seed=$1 mode=$2 damp=$3 dir rc_m rc_f
   dir=$(mktemp -d "${TMPDIR:-/tmp}/fairway-diff.XXXXXX")
   mkdir "$dir/m" "$dir/f"
-  # multifactor outside Fair Tree: compared in steady state (settle in
+  # multifactor's DEPTH_OBLIVIOUS: compared in steady state (settle in
   # differential_host.c; doc/differences.md, difference 1).
   local settle=""
   [ "$mode" = depth_oblivious ] && settle=settle
@@ -110,9 +106,6 @@ one_case() {
   rm -rf "$dir"
 }
 
-# --one: a case's report goes to its own file in DIFF_RESULTS, so that
-# cases run at once never interleave their lines.
-if [ $# -gt 0 ]; then one_case "$@" > "$DIFF_RESULTS/$(printf '%08d' "$1").$2.$3"; exit 0; fi
 
 # The case list: SEED MODE DAMP, one a line.
 cases() {
@@ -129,17 +122,37 @@ cases() {
   done
 }
 
-start=$EPOCHREALTIME
-DIFF_RESULTS=$(mktemp -d "${TMPDIR:-/tmp}/fairway-diff-results.XXXXXX")
-export DIFF_HOST="$host" MULTIFACTOR_SO="$multifactor" FAIRWAY_SO="$fairway" DIFF_RESULTS
-cases | xargs -P "$jobs" -L 1 "$0" ${dup:+--dup} --one
-out=$(cat "$DIFF_RESULTS"/* 2>/dev/null)
-rm -rf "$DIFF_RESULTS"
-passed=$(echo "$out" | grep -c '^ok ')
-failed=$(echo "$out" | grep -c '^FAIL: ')
-echo "$out" | grep -v '^ok '
-elapsed=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { print b - a }')
-printf 'differential: %d cases in %.1f s (multifactor %s, fairway %s)\n' \
-  $((passed + failed)) "$elapsed" "$multifactor" "$fairway"
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+# All cases, two at a time (-j), each case's report in its own file of
+# DIFF_RESULTS so that cases run at once never interleave their lines.
+run_all() {
+  local start out passed failed expected elapsed v
+  # Built against another release's tree (scripts/build 26.05.3): the host
+  # cannot run with this machine's libslurmfull; 77 is automake's skip.
+  if ! v=$("$host" --same-slurm 2>&1); then
+    echo "SKIP: differential: the host is not for this machine's Slurm: $v"
+    return 77
+  fi
+  start=$EPOCHREALTIME
+  expected=$(cases | wc -l)
+  DIFF_RESULTS=$(mktemp -d "${TMPDIR:-/tmp}/fairway-diff-results.XXXXXX")
+  export DIFF_HOST="$host" MULTIFACTOR_SO="$multifactor" FAIRWAY_SO="$fairway" DIFF_RESULTS
+  cases | xargs -P "$jobs" -L 1 "$0" ${dup:+--dup} --one
+  out=$(cat "$DIFF_RESULTS"/* 2>/dev/null)
+  rm -rf "$DIFF_RESULTS"
+  passed=$(echo "$out" | grep -c '^ok ')
+  failed=$(echo "$out" | grep -c '^FAIL: ')
+  echo "$out" | grep -v '^ok '
+  if [ $((passed + failed)) -ne "$expected" ]; then
+    echo "FAIL: $((expected - passed - failed)) of $expected cases gave no result"
+    failed=$((expected - passed))
+  fi
+  elapsed=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { print b - a }')
+  printf 'differential: %d cases in %.1f s (multifactor %s, fairway %s)\n' \
+    "$expected" "$elapsed" "$multifactor" "$fairway"
+  echo "$passed passed, $failed failed"
+  [ "$failed" -eq 0 ]
+}
+
+# The last line: bash has read the whole file before any case runs, so a
+# script edited while it runs does not change under it.
+if [ $# -gt 0 ]; then one_case "$@" > "$DIFF_RESULTS/$(printf '%08d' "$1").$2.$3"; exit 0; else run_all; exit; fi
