@@ -49,12 +49,12 @@ static int write_buffer(buf_t *buffer, const char *dir, const char *name)
 }
 
 /* The header every one of the three files starts with: the protocol
- * version and when the file was saved. */
-static buf_t *new_state_buffer(time_t saved)
+ * version and when the file was saved (now). */
+static buf_t *new_state_buffer(void)
 {
 	buf_t *buffer = init_buf(1 << 16);
 	pack16(SLURM_PROTOCOL_VERSION, buffer);
-	pack_time(saved, buffer);
+	pack_time(time(NULL), buffer);
 	return buffer;
 }
 
@@ -145,13 +145,13 @@ int diff_state_write(const diff_tree_t *t, const char *dir, const char *cluster)
 	int rc = 0;
 	List tres = tres_list(), qos = qos_list(), assocs = assoc_list(t, cluster);
 
-	buf_t *buffer = new_state_buffer(time(NULL));
+	buf_t *buffer = new_state_buffer();
 	pack_list(tres, DBD_ADD_TRES, buffer, false);
 	rc |= write_buffer(buffer, dir, "last_tres");
 	free_buf(buffer);
 
 	/* QOS before associations, as dump_assoc_mgr_state orders them. */
-	buffer = new_state_buffer(time(NULL));
+	buffer = new_state_buffer();
 	pack_list(qos, DBD_ADD_QOS, buffer, true);
 	pack_list(assocs, DBD_ADD_ASSOCS, buffer, true);
 	rc |= write_buffer(buffer, dir, "assoc_mgr_state");
@@ -159,7 +159,7 @@ int diff_state_write(const diff_tree_t *t, const char *dir, const char *cluster)
 
 	/* assoc_usage: each record's leaf usage by id; load_assoc_usage adds
 	 * it up the parent chain. */
-	buffer = new_state_buffer(time(NULL));
+	buffer = new_state_buffer();
 	for (int i = 0; i < t->count; i++) {
 		const diff_assoc_t *g = &t->assocs[i];
 		if (!g->has_usage)
