@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * slurmctld's globals and functions, as far as priority_multifactor.so and
+ * priority_fairway.so use them (the undefined symbols of
+ * `nm -D --undefined-only` on either that libslurmfull does not define),
+ * for a test program that stands in for slurmctld. The program is linked
+ * with -rdynamic so that a plugin binds to these, not to its own copies.
+ *
+ * Contract: cluster_cpus is not NO_VAL, so each plugin's init() takes the
+ * controller's path (the decay thread); the job list is whatever the
+ * program puts in job_list (find_job_record searches it), and the
+ * partitions those of ctld_stubs_set_partitions. Locks are real rwlocks in
+ * slurmctld's order, so that the plugins' own locking runs.
+ */
+#include "config.h"
+
+#include <pthread.h>
+
+#include "slurm/slurm.h"
+#include "src/common/list.h"
+#include "src/common/xstring.h"
+#include "src/slurmctld/locks.h"
+#include "src/slurmctld/slurmctld.h"
+
+#include "ctld_stubs.h"
+
+void *acct_db_conn = NULL;
+uint16_t accounting_enforce = 0;
+uint32_t cluster_cpus = 2;
+List job_list = NULL;
+time_t last_job_update = 0;
+int slurmctld_tres_cnt = 0;
+
+static pthread_rwlock_t ctld_locks[5] = {
+	PTHREAD_RWLOCK_INITIALIZER, PTHREAD_RWLOCK_INITIALIZER,
+	PTHREAD_RWLOCK_INITIALIZER, PTHREAD_RWLOCK_INITIALIZER,
+	PTHREAD_RWLOCK_INITIALIZER};
+static pthread_mutex_t state_files_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static lock_level_t level_of(slurmctld_lock_t locks, int i)
+{
+	lock_level_t levels[5] = {locks.conf, locks.job, locks.node,
+				  locks.part, locks.fed};
+	return levels[i];
+}
+
+void lock_slurmctld(slurmctld_lock_t locks)
+{
+	for (int i = 0; i < 5; i++) {
+		if (level_of(locks, i) == READ_LOCK)
+			pthread_rwlock_rdlock(&ctld_locks[i]);
+		else if (level_of(locks, i) == WRITE_LOCK)
+			pthread_rwlock_wrlock(&ctld_locks[i]);
+	}
+}
+
+void unlock_slurmctld(slurmctld_lock_t locks)
+{
+	for (int i = 4; i >= 0; i--) {
+		if (level_of(locks, i) != NO_LOCK)
+			pthread_rwlock_unlock(&ctld_locks[i]);
+	}
+}
+
+void lock_state_files(void)
+{
+	pthread_mutex_lock(&state_files_lock);
+}
+
+void unlock_state_files(void)
+{
+	pthread_mutex_unlock(&state_files_lock);
+}
+
+static part_record_t **partitions;
+static int partition_count;
+
+void ctld_stubs_set_partitions(part_record_t **parts, int count)
+{
+	partitions = parts;
+	partition_count = count;
+}
+
+static int has_job_id(void *job, void *key)
+{
+	return ((job_record_t *) job)->job_id == *(uint32_t *) key;
+}
+
+job_record_t *find_job_record(uint32_t job_id)
+{
+	return job_list ? list_find_first(job_list, has_job_id, &job_id) : NULL;
+}
+
+part_record_t *find_part_record(char *name)
+{
+	for (int i = 0; i < partition_count; i++)
+		if (!xstrcmp(partitions[i]->name, name))
+			return partitions[i];
+	return NULL;
+}
+
+double calc_job_billable_tres(job_record_t *job_ptr, time_t start_time,
+			      bool assoc_mgr_locked)
+{
+	return job_ptr ? (double) job_ptr->total_cpus : 0.0;
+}
+
+bool validate_operator(uid_t uid)
+{
+	return uid == 0;
+}

@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What ctld_stubs.c offers besides slurmctld's own symbols: the partitions
+ * find_part_record answers with (the caller keeps them alive).
+ * find_job_record searches job_list.
+ */
+#ifndef FAIRWAY_TEST_HOST_CTLD_STUBS_H
+#define FAIRWAY_TEST_HOST_CTLD_STUBS_H
+
+#include "src/slurmctld/slurmctld.h"
+
+void ctld_stubs_set_partitions(part_record_t **parts, int count);
+
+#endif
