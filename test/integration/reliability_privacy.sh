@@ -199,8 +199,9 @@ for setting in none jobs,usage; do
       || { fail "PrivateData=none: fwuser1 cannot explain fwuser2's job ($rc)"; head -5 "$dir/out/$setting.explain.fwuser1.other"; }
   else
     # The refusal sprio gives (its words), with the tool's exit 3. From
-    # 24.05 slurmctld answers sprio with every job the user may see and
-    # sprio filters by id itself (slurm-24-11-5-1:src/sprio/filter.c;
+    # 23.02 slurmctld answers sprio with every job the user may see and
+    # sprio filters by id itself (slurm-23-02-8-1:src/sprio/filter.c, which
+    # 22.05 has not; slurm-24-11-5-1:src/sprio/filter.c;
     # multifactor's list, slurm-24-11-5-1:src/plugins/priority/multifactor/
     # priority_multifactor.c, hides others' jobs as Fairway's does), so
     # there sprio's refusal is its header and no row.
@@ -208,7 +209,7 @@ for setting in none jobs,usage; do
     sprio_says=$(as fwuser1 sprio -j "${job[fwuser2]}" 2>&1)
     sprio_refuses=no
     if [ "$sprio_says" = "$refusal" ]; then sprio_refuses=yes
-    elif [ "$(printf '%s\n24.05.0\n' "$(scontrol show config | awk '$1 == "SLURM_VERSION" {print $3}')" | sort -V | head -1)" = 24.05.0 ] \
+    elif [ "$(printf '%s\n23.02.0\n' "$(scontrol show config | awk '$1 == "SLURM_VERSION" {print $3}')" | sort -V | head -1)" = 23.02.0 ] \
       && [ "$(printf '%s\n' "$sprio_says" | wc -l)" = 1 ] && [[ $sprio_says == *JOBID*PRIORITY* ]]; then sprio_refuses=yes
     fi
     if [ "$rc" = rc=3 ] && grep -qF "$refusal" "$dir/out/$setting.explain.fwuser1.other" \
