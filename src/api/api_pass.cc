@@ -157,6 +157,13 @@ struct fw_pass {
   // stored (and those whose priority did not change), `published` for the
   // others, so that factors and job->priority always agree.
   bool storing = false;
+  // Until a pass has stored every job's factors once, every job counts as
+  // changed: a restarted slurmctld's job records keep their priority but
+  // start with prio_factors at 0 (_create_job_record), and job_limits_check
+  // reads prio_factors->priority_fs for a QOS's UsageThreshold, 0 meaning
+  // "recompute it unweighted" (slurm-22-05-8-1:src/slurmctld/job_mgr.c);
+  // multifactor stores every job's factors every pass.
+  bool factors_stored_once = false;
   bool slice_open = false;
   size_t next_to_store = 0;  // in changed
   size_t slice_end = 0;      // in changed: the open slice's end
@@ -245,7 +252,7 @@ void FlatJobFrom(const fw_config& config, const fw_job_input_t& job, FlatPartiti
 PassRecord& AppendRecord(const fw_job_input_t& job, bool priority_changed, const void* record,
                          const void* details, const void* factors, fw_pass* b) {
   PassRecord& r = b->building.records.emplace_back();
-  if (priority_changed) {
+  if (priority_changed || !b->factors_stored_once) {
     b->changed.push_back(ChangedJob{static_cast<uint32_t>(b->building.records.size() - 1),
                                     job.job_id, fw_job_key_fingerprint(&job.key), record, details,
                                     factors});
@@ -566,6 +573,7 @@ bool fw_pass_store_end_slice(fw_pass_t* pass) {
   b.next_to_store = 0;
   b.storing = false;
   b.pass_in_progress = false;
+  b.factors_stored_once = true;
   std::swap(b.building, b.published);
   return true;
 }

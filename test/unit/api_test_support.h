@@ -40,6 +40,18 @@ class ConfigHolder {
   fw_config_t* config_;
 };
 
+// Runs a pass over no job: from then on the pass stores only the jobs
+// whose priority changed (the first pass of a process stores every job's
+// factors once: api_pass.cc, factors_stored_once).
+inline void PassOverNoJob(fw_pass_t* pass, const fw_config_t* config) {
+  fw_pass_begin(pass, config, nullptr, 0);
+  fw_pass_end_gather(pass);
+  fw_store_item_t item{};
+  while (fw_pass_store_next(pass, &item)) fw_pass_store_done(pass, item.position, true);
+  while (!fw_pass_store_end_slice(pass)) {
+  }
+}
+
 }  // namespace fairway::test
 
 #endif  // FAIRWAY_TEST_API_TEST_SUPPORT_H_

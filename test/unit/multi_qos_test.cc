@@ -223,6 +223,7 @@ TEST(MultiQosApi, PassComparesAndPublishesEveryPair) {
     void* records[] = {&record};
     const uint32_t ids[] = {j.in.job_id};
     fw_pass_assign_walked(pass, records, ids, 1);
+    fairway::test::PassOverNoJob(pass, c.get());
     fw_pass_begin(pass, c.get(), nullptr, kNow);
     fw_pass_add(pass, &j.in, &record, nullptr, nullptr);
     fw_pass_end_gather(pass);
