@@ -273,10 +273,12 @@ run_mode() {
 # job_limits_check, the threshold's test, and sets QOSUsageThreshold or
 # clears the reason: slurm-22-05-8-1:src/slurmctld/job_mgr.c). Not the
 # reason the scheduler left: once set, QOSUsageThreshold stays until the
-# scheduler tries the job again (part_policy_job_runnable_state), and a
-# test that ran at start, before the plugin's first pass stored the job's
-# factors, sees a factor of 0 and recomputes it unweighted: a race between
-# startup and the first pass, not the plugins' factors. A reason other than
+# scheduler tries the job again (part_policy_job_runnable_state), so it
+# can date from before the pass or the restart. The test reads the job's
+# prio_factors->priority_fs, which a restarted slurmctld's job record
+# starts with at 0 (_create_job_record) until the plugin stores the job's
+# factors; at 0 it recomputes the factor unweighted from the association
+# (from 25.11 it reads the association's fs_factor). A reason other than
 # QOSUsageThreshold is written "other": which one (None, Priority,
 # ReqNodeNotAvail on the drained node) depends on whether the scheduler has
 # looked at the job since, with either plugin.
