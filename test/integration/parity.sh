@@ -9,8 +9,16 @@
 # the same usage; then slurmctld is restarted with each plugin in turn on
 # the same state. From Slurm 24.11 the queue also holds jobs with several
 # QOS (--qos=a,b), one in one partition and one in two: one priority and
-# one sprio row per (partition, QOS). A separate check asserts that fairway itself charges
-# usage exactly (billing x elapsed, from sacct).
+# one sprio row per (partition, QOS). A separate check asserts that fairway
+# itself charges usage exactly (billing x elapsed, from sacct).
+#
+# The tree is the documented example's (lib.sh create_example_tree) plus
+# associations without a pending job, which a pass over pending jobs alone
+# would miss (issue 45): see extend_tree below. sshare -a -l -P is compared
+# whole (every column, every association) in each mode and also on an idle
+# cluster (no job pending or running) in classic and DEPTH_OBLIVIOUS modes;
+# jobs in a QOS with Flags=EnforceUsageThreshold must get the same reason
+# (QOSUsageThreshold or not) under both plugins.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -28,17 +36,71 @@ PriorityMaxAge=1
 PriorityCalcPeriod=1
 CONF
 mkdir -p "$dir/c"
+# The extended tree's users exist before the cluster starts: a release run
+# in a chroot copies the host's users into it at start (scripts/cluster).
+"$FW_CLUSTER" users 10 >/dev/null 2>&1
 log "starting the cluster with priority/fairway"
 start_cluster "$dir/c" priority/fairway "$dir/base.conf" || { fail "cluster start"; summary; exit 1; }
 create_example_tree
+
+# extend_tree: associations the example lacks, each a case a computation
+# over pending jobs alone misses or gets wrong:
+#   b: fwuser6, never ran a job and has none;
+#   c: fwuser8, Fairshare=0 (zero shares), runs a job and has a pending one;
+#   f: fwuser9, Fairshare=parent, no job (root's own association is the
+#      other Fairshare=parent user, with jobs);
+#   g: a sub-account of d at Fairshare=parent holding fwuser7 and fwuser10
+#      (Fairshare=1 each) with exactly equal usage (a tie); fwuser7 has no
+#      pending job, fwuser10 has one;
+# and QOS thresh (UsageThreshold=0.5, Flags=EnforceUsageThreshold; the flag
+# is spelled so by sacctmgr, _str_2_qos_flags in src/common/slurmdb_defs.c).
+extended_users="fwuser6 fwuser7 fwuser8 fwuser9 fwuser10"
+extend_tree() {
+  sacctmgr -i add account g parent=d fairshare=parent >/dev/null
+  sacctmgr -i add user fwuser6 account=b fairshare=1 >/dev/null
+  sacctmgr -i add user fwuser8 account=c fairshare=0 >/dev/null
+  sacctmgr -i add user fwuser9 account=f fairshare=parent >/dev/null
+  sacctmgr -i add user fwuser7,fwuser10 account=g fairshare=1 >/dev/null
+  sacctmgr -i add qos thresh UsageThreshold=0.5 Flags=EnforceUsageThreshold >/dev/null
+  sacctmgr -i modify user "fwuser1,fwuser2,fwuser3,fwuser4,fwuser5,${extended_users// /,}" \
+    set qos+=high,low,thresh >/dev/null
+}
+extend_tree
+
+# raw_usage USER: USER's RawUsage (its one association) as sshare prints it.
+raw_usage() {
+  sshare -n -P -a -u "$1" -o user,rawusage | awk -F'|' -v u="$1" '$1==u{print $2; exit}'
+}
 
 log "making usage with real jobs (fairway charges it)"
 submit_as fwuser1 -n1 --wrap 'sleep 3' >/dev/null
 submit_as fwuser2 -n2 --wrap 'sleep 2' >/dev/null
 submit_as fwuser4 -n1 -p high --wrap 'sleep 4' >/dev/null
+submit_as fwuser8 -n1 --wrap 'sleep 1' >/dev/null
 sbatch -o /dev/null -e /dev/null -n1 --wrap 'sleep 2' >/dev/null
+# The tie: both jobs held, then released together, start in the same
+# scheduling cycle and run the same command.
+tie_jobs=$(submit_as fwuser7 -n1 -H --wrap 'sleep 2'),$(submit_as fwuser10 -n1 -H --wrap 'sleep 2')
+scontrol release "$tie_jobs"
 wait_jobs_done || fail "usage jobs did not finish"
 wait_accounting_done || fail "slurmdbd did not record the usage jobs' ends"
+# Elapsed time is counted in whole seconds of slurmctld's clock: two equal
+# jobs can still end on either side of a second. The one behind then runs
+# `sleep 1` jobs (1 or 2 s each) until the usages are equal (at most 3).
+for _ in 1 2 3; do
+  u7=$(raw_usage fwuser7) u10=$(raw_usage fwuser10)
+  [ "$u7" = "$u10" ] && break
+  behind=fwuser7; [ "$u10" -lt "$u7" ] && behind=fwuser10
+  log "tie: fwuser7 $u7, fwuser10 $u10: one more second for $behind"
+  submit_as "$behind" -n1 --wrap 'sleep 1' >/dev/null
+  { wait_jobs_done && wait_accounting_done; } || fail "the tie's extra job did not finish"
+done
+u7=$(raw_usage fwuser7) u10=$(raw_usage fwuser10)
+if [ -n "$u7" ] && [ "$u7" -gt 0 ] && [ "$u7" = "$u10" ]; then
+  pass "tie: fwuser7 and fwuser10 have the same RawUsage ($u7)"
+else
+  fail "tie: fwuser7 RawUsage $u7, fwuser10 $u10: not a tie"
+fi
 
 # Without decay, each association's RawUsage is exactly the sum of billing
 # (here: allocated CPUs) x elapsed seconds of its jobs, as sacct reports.
@@ -55,6 +117,67 @@ for user in "${!expected[@]}"; do
 done
 [ $ok = 1 ] && pass "charging: every user's RawUsage equals billing x elapsed from sacct"
 
+# check_sshare_rows NAME FILE: FILE (sshare -a -l -P) has a row for every
+# association of the tree, those without a job included, so that comparing
+# two such files compares them all.
+check_sshare_rows() {
+  local name=$1 file=$2 assoc missing=
+  for assoc in root: root:root a: b: c: d: e: f: g: b:fwuser1 c:fwuser2 c:fwuser3 e:fwuser4 \
+      f:fwuser5 b:fwuser6 g:fwuser7 c:fwuser8 f:fwuser9 g:fwuser10; do
+    awk -F'|' -v a="${assoc%%:*}" -v u="${assoc#*:}" \
+      '{gsub(/ /, "", $1)} $1 == a && $2 == u {found = 1} END {exit !found}' "$file" \
+      || missing="$missing $assoc"
+  done
+  if [ -z "$missing" ]; then
+    pass "$name: sshare -a -l -P has a row for each of the tree's 20 associations"
+  else
+    fail "$name: sshare -a -l -P lacks (account:user)$missing"
+  fi
+}
+
+# settle_depth_oblivious: multifactor's DEPTH_OBLIVIOUS effective usage
+# sums the siblings' usage_norm (_depth_oblivious_set_usage_efctv in
+# slurm-22-05-8-1:src/plugins/priority/multifactor/priority_multifactor.c),
+# which is NO_VAL (4294967294) in an association slurmctld has not computed
+# since it started (slurmdb_create_assoc_usage in src/common/slurmdb_defs.c):
+# a user's, until its job or sshare asks for it (assoc_mgr_get_shares); an
+# account's, until the first pass reached it. One sshare computes every
+# association; the pass after it, and the sshare after that, see them all.
+# A site's long-running multifactor has long settled so; Fairway needs none
+# of it (its values do not depend on what was asked before).
+settle_depth_oblivious() { sshare -a > /dev/null; }
+
+# idle_mode MODE FLAGS [SETTLE]: what a site sees on an idle cluster, usage
+# and no job pending or running: sshare -a -l -P (every column, every
+# association) under each plugin after a pass. SETTLE: multifactor settles
+# first (settle_depth_oblivious and one more pass; Fairway is captured
+# after its first pass).
+idle_mode() {
+  local mode=$1 flags=$2 settle=${3:-} plugin since
+  printf 'PriorityFlags=%s\n' "$flags" > "$dir/idle_$mode.conf"
+  for plugin in multifactor fairway; do
+    since=$(date +%s)
+    restart_ctld "$dir/c" "priority/$plugin" "$dir/idle_$mode.conf" >/dev/null 2>&1 \
+      || { fail "idle $mode: restart with $plugin"; return; }
+    wait_pass_since "$dir/c" "$since" 150 || { fail "idle $mode: no decay pass with $plugin"; return; }
+    if [ -n "$settle" ] && [ $plugin = multifactor ]; then
+      settle_depth_oblivious
+      wait_decay_passes "$dir/c" 1 || { fail "idle $mode: no second pass with $plugin"; return; }
+    fi
+    sshare -a -l -P > "$out/idle_$mode.$plugin.sshare"
+  done
+  check_sshare_rows "idle $mode" "$out/idle_$mode.multifactor.sshare"
+  if diff -u "$out/idle_$mode.multifactor.sshare" "$out/idle_$mode.fairway.sshare"; then
+    pass "idle $mode: sshare -a -l -P identical with no job in the queue"
+  else
+    fail "idle $mode: sshare -a -l -P differs with no job in the queue"
+  fi
+}
+log "an idle cluster (no job): sshare -a -l -P under both plugins"
+[ -z "$(squeue -h -o %i)" ] || fail "idle: jobs still in the queue"
+idle_mode classic NO_FAIR_TREE
+idle_mode depth_oblivious DEPTH_OBLIVIOUS,MAX_TRES settle
+
 log "queueing pending jobs on a drained node"
 drain_node
 submit_as fwuser1 -n1 --wrap 'sleep 1' >/dev/null
@@ -65,6 +188,16 @@ submit_as fwuser5 -n1 --qos=low --nice=50 --wrap 'sleep 1' >/dev/null
 submit_as fwuser1 -n2 -p high --qos=high -t 10 --wrap 'sleep 1' >/dev/null
 submit_as fwuser3 -p debug,high --qos=low --mem=2G --wrap 'sleep 1' >/dev/null
 sbatch -o /dev/null -e /dev/null -n1 -t 5 --wrap 'sleep 1' >/dev/null
+submit_as fwuser8 -n1 --wrap 'sleep 1' >/dev/null
+submit_as fwuser10 -n1 --wrap 'sleep 1' >/dev/null
+# QOS thresh: fwuser2 (the most usage for its shares), fwuser5 (no usage)
+# and fwuser8 (zero shares: a fair-share factor of 0 in classic modes,
+# which job_limits_check recomputes from the association; the only one
+# the threshold holds, see compare_thresh_reasons).
+thresh_jobs=()
+for user in fwuser2 fwuser5 fwuser8; do
+  thresh_jobs+=("$(submit_as "$user" -n1 --qos=thresh --wrap 'sleep 1')")
+done
 slurm_version=$(scontrol --version | awk '{print $2}')
 multi_qos_jobs=()
 if [ "$(printf '%s\n' 24.11 "$slurm_version" | sort -V | head -1)" = 24.11 ]; then
@@ -115,20 +248,73 @@ run_mode() {
     # The first pass runs at start; wait for one that began after the restart.
     wait_pass_since "$dir/c" "$since" 150 || { fail "$mode: no decay pass with $plugin"; return; }
     if [ "$extra_passes" -gt 0 ]; then
+      settle_depth_oblivious
       wait_decay_passes "$dir/c" "$extra_passes" || { fail "$mode: passes with $plugin"; return; }
     fi
     sleep 2
     capture "$out/$mode.$plugin"
     squeue -h -P -t PD -o '%i %Q %P' | sort > "$out/$mode.$plugin.squeue-P"
+    capture_thresh_reasons "$out/$mode.$plugin.reasons"
     explain_all "$mode" "$plugin"
   done
   compare_captures "$mode" "$out/$mode.multifactor" "$out/$mode.fairway"
+  check_sshare_rows "$mode" "$out/$mode.multifactor.sshare"
+  compare_thresh_reasons "$mode"
   if diff -u "$out/$mode.multifactor.squeue-P" "$out/$mode.fairway.squeue-P"; then
     pass "$mode: squeue -P (each partition's priority) identical"
   else
     fail "$mode: squeue -P differs"
   fi
   check_multi_qos_rows "$mode"
+}
+
+# capture_thresh_reasons FILE: the state and reason of the jobs in QOS
+# thresh, each re-evaluated after the pass by a job update (update_job runs
+# job_limits_check, the threshold's test, and sets QOSUsageThreshold or
+# clears the reason: slurm-22-05-8-1:src/slurmctld/job_mgr.c). Not the
+# reason the scheduler left: once set, QOSUsageThreshold stays until the
+# scheduler tries the job again (part_policy_job_runnable_state), so it
+# can date from before the pass or the restart. The test reads the job's
+# prio_factors->priority_fs, which a restarted slurmctld's job record
+# starts with at 0 (_create_job_record) until the plugin stores the job's
+# factors; at 0 it recomputes the factor unweighted from the association
+# (from 25.11 it reads the association's fs_factor). A reason other than
+# QOSUsageThreshold is written "other": which one (None, Priority,
+# ReqNodeNotAvail on the drained node) depends on whether the scheduler has
+# looked at the job since, with either plugin.
+capture_thresh_reasons() {
+  local file=$1 id
+  : > "$file"
+  for id in "${thresh_jobs[@]}"; do
+    scontrol update jobid="$id" comment=threshold-check > /dev/null 2>&1
+    squeue -h -j "$id" -o '%i %u %t %r' \
+      | awk '{r = $4; if (r != "QOSUsageThreshold") r = "other"; print $1, $2, $3, r}' >> "$file"
+  done
+}
+
+# compare_thresh_reasons MODE: the same reasons under both plugins, and
+# the threshold both holds a job and lets one through (not vacuous).
+compare_thresh_reasons() {
+  local mode=$1
+  local a="$out/$mode.multifactor.reasons" b="$out/$mode.fairway.reasons"
+  if [ -s "$a" ] && diff -u "$a" "$b"; then
+    pass "$mode: QOS UsageThreshold: the same state and reason for ${#thresh_jobs[@]} jobs ($(awk '{printf "%s%s %s", NR > 1 ? ", " : "", $2, $4}' "$a"))"
+  else
+    fail "$mode: QOS UsageThreshold: the jobs' state or reason differ"
+  fi
+  # multifactor stores the weighted fair-share factor in
+  # prio_factors->priority_fs (priority_fs *= weight_fs in
+  # _get_priority_internal), which job_limits_check compares with the
+  # threshold: only a factor of exactly 0, recomputed from the association,
+  # falls below 0.5. fwuser8's (zero shares) is 0 in classic and
+  # DEPTH_OBLIVIOUS modes; Fair Tree gives it a rank (1/11 here), so there
+  # the threshold holds no job.
+  [ "$mode" = fair_tree ] && return
+  if grep -q ' PD QOSUsageThreshold$' "$a" && grep -q ' PD other$' "$a"; then
+    pass "$mode: QOS UsageThreshold holds a job below it and not one above it"
+  else
+    fail "$mode: QOS UsageThreshold: no job held or none let through (multifactor: $(tr '\n' ';' < "$a"))"
+  fi
 }
 
 # check_multi_qos_rows MODE: each multi-QOS job has one sprio row per
