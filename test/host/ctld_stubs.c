@@ -15,8 +15,10 @@
 #include "config.h"
 
 #include <pthread.h>
+#include <string.h>
 
 #include "slurm/slurm.h"
+#include "src/common/assoc_mgr.h"
 #include "src/common/list.h"
 #include "src/common/xstring.h"
 #include "src/slurmctld/locks.h"
@@ -108,4 +110,18 @@ double calc_job_billable_tres(job_record_t *job_ptr, time_t start_time,
 bool validate_operator(uid_t uid)
 {
 	return uid == 0;
+}
+
+void ctld_assoc_mgr_init_without_db(void)
+{
+	static uint16_t running_cache = RUNNING_CACHE_STATE_NOTRUNNING;
+	assoc_init_args_t args;
+
+	memset(&args, 0, sizeof(args));
+	args.running_cache = &running_cache;
+	args.cache_level = ASSOC_MGR_CACHE_ASSOC | ASSOC_MGR_CACHE_USER |
+			   ASSOC_MGR_CACHE_QOS | ASSOC_MGR_CACHE_RES |
+			   ASSOC_MGR_CACHE_TRES;
+	args.state_save_location = &slurm_conf.state_save_location;
+	(void) assoc_mgr_init(NULL, &args, SLURM_ERROR); /* no database */
 }

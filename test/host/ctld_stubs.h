@@ -11,4 +11,10 @@
 
 void ctld_stubs_set_partitions(part_record_t **parts, int count);
 
+/* assoc_mgr_init with no database connection and every cache level, as
+ * slurmctld starts when slurmdbd is down; the caller then loads the state
+ * files (load_assoc_mgr_last_tres, load_assoc_mgr_state, ...). Requires
+ * slurm_conf read. */
+void ctld_assoc_mgr_init_without_db(void);
+
 #endif

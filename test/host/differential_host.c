@@ -85,6 +85,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ctld_stubs.h"
 #include "diff_jobs.h"
 #include "diff_state.h"
 #include "diff_tree.h"
@@ -329,8 +330,6 @@ static double seconds_since(const struct timespec *start)
 int main(int argc, char **argv)
 {
 	log_options_t log_opts = LOG_OPTS_STDERR_ONLY;
-	assoc_init_args_t args;
-	uint16_t running_cache = RUNNING_CACHE_STATE_NOTRUNNING;
 	struct timespec start;
 
 	if (argc == 2 && !strcmp(argv[1], "--same-slurm")) {
@@ -385,13 +384,7 @@ int main(int argc, char **argv)
 	if (diff_state_write(tree, dir, slurm_conf.cluster_name))
 		return 2;
 
-	memset(&args, 0, sizeof(args));
-	args.running_cache = &running_cache;
-	args.cache_level = ASSOC_MGR_CACHE_ASSOC | ASSOC_MGR_CACHE_USER |
-			   ASSOC_MGR_CACHE_QOS | ASSOC_MGR_CACHE_RES |
-			   ASSOC_MGR_CACHE_TRES;
-	args.state_save_location = &slurm_conf.state_save_location;
-	(void) assoc_mgr_init(NULL, &args, SLURM_ERROR); /* no database */
+	ctld_assoc_mgr_init_without_db();
 	if (load_assoc_mgr_last_tres() != SLURM_SUCCESS ||
 	    load_assoc_mgr_state(false) != SLURM_SUCCESS || !assoc_mgr_root_assoc) {
 		fprintf(stderr, "the association manager did not load the generated state\n");

@@ -25,9 +25,10 @@
  * job runs). Prints PASS/FAIL lines and "N passed, M failed"; exits
  * non-zero on any failure.
  *
- * It stands in for slurmctld: it defines the slurmctld globals and functions
- * the plugin uses (locks, job and partition lookups) with an empty job list,
- * and is linked with -rdynamic so that the plugin binds to them.
+ * It stands in for slurmctld: ctld_stubs.c defines the slurmctld globals and
+ * functions the plugin uses (locks, job and partition lookups), here with an
+ * empty job list, and it is linked with -rdynamic so that the plugin binds
+ * to them.
  */
 #include "config.h"
 
@@ -51,76 +52,10 @@
 #include "src/slurmctld/locks.h"
 #include "src/slurmctld/slurmctld.h"
 
-/* ---- slurmctld's globals and functions, as far as the plugin uses them -- */
-void *acct_db_conn = NULL; /* the point of this program */
-uint16_t accounting_enforce = 0;
-uint32_t cluster_cpus = 2;
-List job_list = NULL;
-time_t last_job_update = 0;
-int slurmctld_tres_cnt = 0;
+#include "ctld_stubs.h"
 
-/* One rwlock per slurmctld lock, taken in slurmctld's order. */
-static pthread_rwlock_t ctld_locks[5] = {
-	PTHREAD_RWLOCK_INITIALIZER, PTHREAD_RWLOCK_INITIALIZER,
-	PTHREAD_RWLOCK_INITIALIZER, PTHREAD_RWLOCK_INITIALIZER,
-	PTHREAD_RWLOCK_INITIALIZER};
-static pthread_mutex_t state_files_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static lock_level_t level_of(slurmctld_lock_t locks, int i)
-{
-	lock_level_t levels[5] = {locks.conf, locks.job, locks.node,
-				  locks.part, locks.fed};
-	return levels[i];
-}
-
-void lock_slurmctld(slurmctld_lock_t locks)
-{
-	for (int i = 0; i < 5; i++) {
-		if (level_of(locks, i) == READ_LOCK)
-			pthread_rwlock_rdlock(&ctld_locks[i]);
-		else if (level_of(locks, i) == WRITE_LOCK)
-			pthread_rwlock_wrlock(&ctld_locks[i]);
-	}
-}
-
-void unlock_slurmctld(slurmctld_lock_t locks)
-{
-	for (int i = 4; i >= 0; i--) {
-		if (level_of(locks, i) != NO_LOCK)
-			pthread_rwlock_unlock(&ctld_locks[i]);
-	}
-}
-
-void lock_state_files(void)
-{
-	pthread_mutex_lock(&state_files_lock);
-}
-
-void unlock_state_files(void)
-{
-	pthread_mutex_unlock(&state_files_lock);
-}
-
-job_record_t *find_job_record(uint32_t job_id)
-{
-	return NULL; /* the job list is empty */
-}
-
-part_record_t *find_part_record(char *name)
-{
-	return NULL;
-}
-
-double calc_job_billable_tres(job_record_t *job_ptr, time_t start_time,
-			      bool assoc_mgr_locked)
-{
-	return 0.0;
-}
-
-bool validate_operator(uid_t uid)
-{
-	return uid == 0;
-}
+/* slurmctld's globals and functions: ctld_stubs.c (acct_db_conn NULL, the
+ * point of this program; an empty job list). */
 
 /* ---- the checks --------------------------------------------------------- */
 static int passes, failures;
@@ -165,8 +100,6 @@ static long double *usage_of_all(int *n)
 int main(int argc, char **argv)
 {
 	log_options_t log_opts = LOG_OPTS_STDERR_ONLY;
-	assoc_init_args_t args;
-	uint16_t running_cache = RUNNING_CACHE_STATE_NOTRUNNING;
 	char *clock_path = NULL, *usage_path = NULL;
 	struct stat st;
 	struct timespec start;
@@ -194,13 +127,7 @@ int main(int argc, char **argv)
 	check(stat(clock_path, &st) != 0,
 	      "no decay clock in the state directory before init");
 
-	memset(&args, 0, sizeof(args));
-	args.running_cache = &running_cache;
-	args.cache_level = ASSOC_MGR_CACHE_ASSOC | ASSOC_MGR_CACHE_USER |
-			   ASSOC_MGR_CACHE_QOS | ASSOC_MGR_CACHE_RES |
-			   ASSOC_MGR_CACHE_TRES;
-	args.state_save_location = &slurm_conf.state_save_location;
-	(void) assoc_mgr_init(NULL, &args, SLURM_ERROR); /* no database */
+	ctld_assoc_mgr_init_without_db();
 	(void) load_assoc_mgr_last_tres();
 	check(load_assoc_mgr_state(false) == SLURM_SUCCESS,
 	      "association manager loaded from the state directory");

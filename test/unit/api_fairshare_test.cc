@@ -118,6 +118,17 @@ FairshareResults Expected(const Snapshot& s, const Params& p, bool override_norm
   return ComputeFairshare(tree, p, ledger, cpus);
 }
 
+// Every fairshare field written, and whether it is, alike in both.
+void ExpectSameWrites(const fw_assoc_result_t& got, const fw_assoc_result_t& want) {
+  EXPECT_EQ(got.write_usage, want.write_usage);
+  EXPECT_EQ(got.usage_norm, want.usage_norm);
+  EXPECT_EQ(got.usage_efctv, want.usage_efctv);
+  EXPECT_EQ(got.write_level_fs, want.write_level_fs);
+  EXPECT_EQ(got.level_fs, want.level_fs);
+  EXPECT_EQ(got.write_fs_factor, want.write_fs_factor);
+  EXPECT_EQ(got.fs_factor, want.fs_factor);
+}
+
 constexpr FairshareMode kModes[] = {FairshareMode::kClassic, FairshareMode::kDepthOblivious,
                                     FairshareMode::kFairTree, FairshareMode::kRanged,
                                     FairshareMode::kPlannedUse};
@@ -227,13 +238,7 @@ TEST(ApiFairshare, OnlyTheUnreachedListedRecordsWriteTheSame) {
     for (size_t k = 0; k < walk.size(); ++k) {
       const size_t w = k < reached.size() ? k : reached.size() + unreached[0];
       SCOPED_TRACE(std::string(FairshareModeName(mode)) + " entry " + std::to_string(k));
-      EXPECT_EQ(from_walk[k].write_usage, from_whole[w].write_usage);
-      EXPECT_EQ(from_walk[k].usage_efctv, from_whole[w].usage_efctv);
-      EXPECT_EQ(from_walk[k].usage_norm, from_whole[w].usage_norm);
-      EXPECT_EQ(from_walk[k].write_level_fs, from_whole[w].write_level_fs);
-      EXPECT_EQ(from_walk[k].level_fs, from_whole[w].level_fs);
-      EXPECT_EQ(from_walk[k].write_fs_factor, from_whole[w].write_fs_factor);
-      EXPECT_EQ(from_walk[k].fs_factor, from_whole[w].fs_factor);
+      ExpectSameWrites(from_walk[k], from_whole[w]);
     }
   }
 }
@@ -453,13 +458,7 @@ TEST(ApiFairshare, RecordsSharingAnIdAreEachComputed) {
     EXPECT_NE(errors[0].find("more than one association record has id 2"), std::string::npos);
     for (size_t k = 0; k < 6; ++k) {
       SCOPED_TRACE(std::string(FairshareModeName(mode)) + " input " + std::to_string(k));
-      EXPECT_EQ(got[k].write_usage, want[k].write_usage);
-      EXPECT_EQ(got[k].usage_norm, want[k].usage_norm);
-      EXPECT_EQ(got[k].usage_efctv, want[k].usage_efctv);
-      EXPECT_EQ(got[k].write_level_fs, want[k].write_level_fs);
-      EXPECT_EQ(got[k].level_fs, want[k].level_fs);
-      EXPECT_EQ(got[k].write_fs_factor, want[k].write_fs_factor);
-      EXPECT_EQ(got[k].fs_factor, want[k].fs_factor);
+      ExpectSameWrites(got[k], want[k]);
     }
   }
 }
