@@ -298,7 +298,7 @@ compare_thresh_reasons() {
   local mode=$1
   local a="$out/$mode.multifactor.reasons" b="$out/$mode.fairway.reasons"
   if [ -s "$a" ] && diff -u "$a" "$b"; then
-    pass "$mode: QOS UsageThreshold: the same state and reason for ${#thresh_jobs[@]} jobs ($(awk '{printf "%s%s %s", NR > 1 ? ", " : "", $2, $4}' "$a"))"
+    pass "$mode: QOS UsageThreshold: the same state and reason for ${#thresh_jobs[@]} jobs ($(awk '{printf "%s%s %s", (NR > 1 ? ", " : ""), $2, $4}' "$a"))"
   else
     fail "$mode: QOS UsageThreshold: the jobs' state or reason differ"
   fi
