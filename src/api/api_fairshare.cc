@@ -250,20 +250,16 @@ bool fw_fairshare(const fw_config_t* config, const fw_assoc_input_t* in, size_t 
       if (fair_tree) {
         r.write_level_fs = true;
         r.level_fs = fs.level_fs;
-        // Planned use: the factor a job gets is the minimum along the path
-        // (an account beyond its plan holds back its users); elsewhere the
-        // two are equal.
-        if (tree.node(i).is_user()) {
-          r.write_fs_factor = true;
-          r.fs_factor = fs.job_factor;
-        }
-      } else {
-        // Classic modes: every association's, as multifactor keeps it
-        // (_set_assoc_fs_factor for accounts every pass, for users when
-        // sshare or a job asks: slurm-25-11-7-1:src/plugins/priority/
-        // multifactor/priority_multifactor.c). From 25.11 sshare's
-        // FairShare, a job's factor and UsageThreshold read it, also for
-        // users with no job.
+      }
+      // Fair Tree's modes: users' (planned use: the minimum along the path,
+      // as an account beyond its plan holds back its users; elsewhere the
+      // user's own). Classic modes: every association's, as multifactor
+      // keeps it (_set_assoc_fs_factor for accounts every pass, for users
+      // when sshare or a job asks: slurm-25-11-7-1:src/plugins/priority/
+      // multifactor/priority_multifactor.c); from 25.11 sshare's FairShare,
+      // a job's factor and UsageThreshold read it, also for users with no
+      // job.
+      if (!fair_tree || tree.node(i).is_user()) {
         r.write_fs_factor = true;
         r.fs_factor = fs.job_factor;
       }
