@@ -131,7 +131,9 @@ size_t fw_assocs_snapshot(fw_held_t *held, fw_assoc_input_t **inputs,
 
 /* Requires assoc W. The root's usage_raw and per-TRES usage set to what
  * lies under it (fw_fairshare found it counted twice): the sum of its
- * children's and of its removed children's. */
+ * children's and of its removed children's. The children are the entries
+ * whose parent is the root, as fw_fairshare counts them (a listed record
+ * the walk missed included: its usage reached the root too). */
 static void repair_root_usage(slurmdb_assoc_rec_t **records, const fw_assoc_input_t *in,
 			      size_t n, long double usage_raw)
 {
@@ -139,7 +141,7 @@ static void repair_root_usage(slurmdb_assoc_rec_t **records, const fw_assoc_inpu
 	const long double **children = xcalloc(n + 1, sizeof(*children));
 	size_t count = 0;
 	for (size_t i = 1; i < n; i++) {
-		if (!in[i].listed_only && in[i].parent_key == records[0])
+		if (in[i].parent_key == records[0])
 			children[count++] = records[i]->usage->usage_tres_raw;
 	}
 	const slurmdb_assoc_usage_t *removed = records[0]->leaf_usage;
