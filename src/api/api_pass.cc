@@ -510,6 +510,16 @@ void fw_pass_store_done(fw_pass_t* pass, uint32_t position, bool stored_from_pas
   }
 }
 
+namespace {
+// v mixed into h with splitmix64's finaliser: the fingerprints' one step.
+inline uint64_t MixIn(uint64_t h, uint64_t v) {
+  uint64_t z = h + v + 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+}  // namespace
+
 uint64_t fw_job_key_fingerprint(const fw_job_key_t* key) {
   if (!key) return 0;
   // Field by field: what must not have changed between computing and
@@ -519,12 +529,7 @@ uint64_t fw_job_key_fingerprint(const fw_job_key_t* key) {
   // that a changed field leaves the result equal with a chance of 2^-64
   // (fairway_api.h).
   uint64_t h = 0;
-  const auto mix = [&h](uint64_t v) {
-    uint64_t z = h + v + 0x9e3779b97f4a7c15ull;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    h = z ^ (z >> 31);
-  };
+  const auto mix = [&h](uint64_t v) { h = MixIn(h, v); };
   mix(key->job_state);
   mix(key->priority);
   mix(key->direct_set_prio);
@@ -544,15 +549,9 @@ uint64_t fw_job_key_fingerprint(const fw_job_key_t* key) {
 }
 
 uint64_t fw_partition_order_step(uint64_t digest, const void* part, uint16_t priority_tier) {
-  // splitmix64's finaliser over (digest, record, tier), one after the
-  // other: a swap of two partitions, or of two tiers, changes the result.
-  const auto mix = [](uint64_t h, uint64_t v) {
-    uint64_t z = h + v + 0x9e3779b97f4a7c15ull;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  };
-  return mix(mix(digest, reinterpret_cast<uintptr_t>(part)), priority_tier);
+  // (digest, record, tier), one after the other: a swap of two partitions,
+  // or of two tiers, changes the result.
+  return MixIn(MixIn(digest, reinterpret_cast<uintptr_t>(part)), priority_tier);
 }
 
 bool fw_pass_store_end_slice(fw_pass_t* pass) {
