@@ -17,11 +17,11 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "slurm/slurm.h"
-#include "src/common/assoc_mgr.h"
-#include "src/common/list.h"
-#include "src/common/xstring.h"
+#include "host_slurm.h"
 #include "src/slurmctld/locks.h"
+#if HOST_SLURM_AT_LEAST(24, 5, 0)
+#include "src/slurmctld/acct_policy.h"
+#endif
 #include "src/slurmctld/slurmctld.h"
 
 #include "ctld_stubs.h"
@@ -29,7 +29,7 @@
 void *acct_db_conn = NULL;
 uint16_t accounting_enforce = 0;
 uint32_t cluster_cpus = 2;
-List job_list = NULL;
+list_t *job_list = NULL;
 time_t last_job_update = 0;
 int slurmctld_tres_cnt = 0;
 
@@ -112,6 +112,69 @@ bool validate_operator(uid_t uid)
 	return uid == 0;
 }
 
+#if HOST_SLURM_AT_LEAST(24, 5, 0)
+/* From 24.05 the plugins read a job's partitions as squeue names them, and
+ * charge a running job's QOS usage per account and per user: slurmctld's
+ * functions, as slurm-26.05.3:src/slurmctld/partition_mgr.c and
+ * src/slurmctld/acct_policy.c define them (find, else add). */
+static int append_part_name(void *x, void *arg)
+{
+	char **names = arg;
+	xstrfmtcat(*names, "%s%s", *names ? "," : "", ((part_record_t *) x)->name);
+	return 0;
+}
+
+char *part_list_to_xstr(list_t *list)
+{
+	char *names = NULL;
+	list_for_each(list, append_part_name, &names);
+	return names;
+}
+
+static int used_limits_of_acct(void *x, void *key)
+{
+	return !xstrcmp(((slurmdb_used_limits_t *) x)->acct, key);
+}
+
+static int used_limits_of_user(void *x, void *key)
+{
+	return ((slurmdb_used_limits_t *) x)->uid == *(uint32_t *) key;
+}
+
+static slurmdb_used_limits_t *new_used_limits(list_t **list)
+{
+	slurmdb_used_limits_t *used = xmalloc(sizeof(*used));
+	used->tres = xcalloc(slurmctld_tres_cnt, sizeof(uint64_t));
+	used->tres_run_secs = xcalloc(slurmctld_tres_cnt, sizeof(uint64_t));
+	list_append(*list, used);
+	return used;
+}
+
+slurmdb_used_limits_t *acct_policy_get_acct_used_limits(list_t **list, char *acct)
+{
+	slurmdb_used_limits_t *used;
+	if (!*list)
+		*list = list_create(slurmdb_destroy_used_limits);
+	if (!(used = list_find_first(*list, used_limits_of_acct, acct))) {
+		used = new_used_limits(list);
+		used->acct = xstrdup(acct);
+	}
+	return used;
+}
+
+slurmdb_used_limits_t *acct_policy_get_user_used_limits(list_t **list, uint32_t user_id)
+{
+	slurmdb_used_limits_t *used;
+	if (!*list)
+		*list = list_create(slurmdb_destroy_used_limits);
+	if (!(used = list_find_first(*list, used_limits_of_user, &user_id))) {
+		used = new_used_limits(list);
+		used->uid = user_id;
+	}
+	return used;
+}
+#endif
+
 void ctld_assoc_mgr_init_without_db(void)
 {
 	static uint16_t running_cache = RUNNING_CACHE_STATE_NOTRUNNING;
@@ -122,6 +185,8 @@ void ctld_assoc_mgr_init_without_db(void)
 	args.cache_level = ASSOC_MGR_CACHE_ASSOC | ASSOC_MGR_CACHE_USER |
 			   ASSOC_MGR_CACHE_QOS | ASSOC_MGR_CACHE_RES |
 			   ASSOC_MGR_CACHE_TRES;
+#if !HOST_SLURM_AT_LEAST(24, 11, 0) /* 24.11 reads slurm_conf's itself */
 	args.state_save_location = &slurm_conf.state_save_location;
+#endif
 	(void) assoc_mgr_init(NULL, &args, SLURM_ERROR); /* no database */
 }

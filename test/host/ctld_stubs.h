@@ -7,6 +7,7 @@
 #ifndef FAIRWAY_TEST_HOST_CTLD_STUBS_H
 #define FAIRWAY_TEST_HOST_CTLD_STUBS_H
 
+#include "host_slurm.h"
 #include "src/slurmctld/slurmctld.h"
 
 void ctld_stubs_set_partitions(part_record_t **parts, int count);

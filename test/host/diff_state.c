@@ -11,10 +11,7 @@
 
 #include "diff_state.h"
 
-#include "slurm/slurm.h"
-#include "slurm/slurmdb.h"
-#include "src/common/list.h"
-#include "src/common/pack.h"
+#include "host_slurm.h"
 #include "src/common/slurmdb_defs.h"
 #include "src/common/slurmdbd_defs.h"
 #include "src/common/slurmdbd_pack.h"
@@ -60,7 +57,7 @@ static buf_t *new_state_buffer(void)
 
 /* The TRES a default 22.05 cluster has (cpu, mem, energy, node, billing,
  * fs/disk, vmem, pages): assoc_mgr refuses associations without TRES. */
-static List tres_list(void)
+static list_t *tres_list(void)
 {
 	static const struct {
 		uint32_t id;
@@ -68,7 +65,7 @@ static List tres_list(void)
 	} known[] = {{1, "cpu", NULL},    {2, "mem", NULL},     {3, "energy", NULL},
 		     {4, "node", NULL},   {5, "billing", NULL}, {6, "fs", "disk"},
 		     {7, "vmem", NULL},   {8, "pages", NULL}};
-	List list = list_create(slurmdb_destroy_tres_rec);
+	list_t *list = list_create(slurmdb_destroy_tres_rec);
 	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
 		slurmdb_tres_rec_t *tres = xmalloc(sizeof(*tres));
 		tres->id = known[i].id;
@@ -82,13 +79,13 @@ static List tres_list(void)
 
 /* The QOS every cluster has, and one with a priority (the QOS factor's
  * input: normal 0, high 1). */
-static List qos_list(void)
+static list_t *qos_list(void)
 {
 	static const struct {
 		uint32_t id, priority;
 		const char *name;
 	} known[] = {{1, 0, "normal"}, {2, 10, "high"}};
-	List list = list_create(slurmdb_destroy_qos_rec);
+	list_t *list = list_create(slurmdb_destroy_qos_rec);
 	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
 		slurmdb_qos_rec_t *qos = xmalloc(sizeof(*qos));
 		slurmdb_init_qos_rec(qos, 0, NO_VAL);
@@ -102,9 +99,30 @@ static List qos_list(void)
 	return list;
 }
 
-static List assoc_list(const diff_tree_t *t, const char *cluster)
+#if HOST_SLURM_AT_LEAST(23, 11, 0)
+/* The record's lineage, as slurmdbd writes it (_set_lineage in
+ * slurm-25.05.8:src/plugins/accounting_storage/mysql/as_mysql_assoc.c):
+ * root "/", an account its parent's and "ACCT/", a user its account's and
+ * "0-USER/" then "PARTITION/"; xmalloc'ed. */
+static char *lineage_of(const diff_tree_t *t, int i)
 {
-	List list = list_create(slurmdb_destroy_assoc_rec);
+	const diff_assoc_t *g = &t->assocs[i];
+	if (g->parent < 0)
+		return xstrdup("/");
+	char *lineage = lineage_of(t, g->parent);
+	if (!g->user[0])
+		xstrfmtcat(lineage, "%s/", g->acct);
+	else if (g->partition[0])
+		xstrfmtcat(lineage, "0-%s/%s/", g->user, g->partition);
+	else
+		xstrfmtcat(lineage, "0-%s/", g->user);
+	return lineage;
+}
+#endif
+
+static list_t *assoc_list(const diff_tree_t *t, const char *cluster)
+{
+	list_t *list = list_create(slurmdb_destroy_assoc_rec);
 	for (int i = 0; i < t->count; i++) {
 		const diff_assoc_t *g = &t->assocs[i];
 		slurmdb_assoc_rec_t *a = xmalloc(sizeof(*a));
@@ -118,8 +136,13 @@ static List assoc_list(const diff_tree_t *t, const char *cluster)
 		a->parent_acct = g->parent >= 0 && !g->user[0] ?
 					 xstrdup(t->assocs[g->parent].acct) : NULL;
 		a->shares_raw = g->shares;
+#if !HOST_SLURM_AT_LEAST(25, 5, 0) /* 25.05 keeps the lineage alone */
 		a->lft = g->lft;
 		a->rgt = g->rgt;
+#endif
+#if HOST_SLURM_AT_LEAST(23, 11, 0)
+		a->lineage = lineage_of(t, i);
+#endif
 		a->is_def = 0;
 		a->def_qos_id = 0;
 		a->priority = g->priority; /* INFINITE: unset in the database */
@@ -130,7 +153,7 @@ static List assoc_list(const diff_tree_t *t, const char *cluster)
 	return list;
 }
 
-static void pack_list(List list, uint16_t type, buf_t *buffer, bool typed)
+static void pack_list(list_t *list, uint16_t type, buf_t *buffer, bool typed)
 {
 	dbd_list_msg_t msg;
 	memset(&msg, 0, sizeof(msg));
@@ -143,7 +166,7 @@ static void pack_list(List list, uint16_t type, buf_t *buffer, bool typed)
 int diff_state_write(const diff_tree_t *t, const char *dir, const char *cluster)
 {
 	int rc = 0;
-	List tres = tres_list(), qos = qos_list(), assocs = assoc_list(t, cluster);
+	list_t *tres = tres_list(), *qos = qos_list(), *assocs = assoc_list(t, cluster);
 
 	buf_t *buffer = new_state_buffer();
 	pack_list(tres, DBD_ADD_TRES, buffer, false);

@@ -111,7 +111,7 @@ static void add_user(gen_t *g, int acct, int depth, int *used, int n_used)
 		memcpy(a->acct, t->assocs[acct].acct, sizeof(a->acct));
 		snprintf(a->user, sizeof(a->user), "u%03d", u);
 		if (partitions > 1)
-			snprintf(a->partition, sizeof(a->partition), "p%d", p + 1);
+			snprintf(a->partition, sizeof(a->partition), "p%d", (p + 1) % 10);
 		a->shares = draw_shares(g);
 		a->usage = draw_usage(g);
 		a->has_usage = !chance(&g->rng, 10) || a->usage != 0; /* a user with no job */

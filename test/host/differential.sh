@@ -19,7 +19,8 @@
 # Environment: DIFF_HOST (the built differential_host), MULTIFACTOR_SO,
 #   FAIRWAY_SO (the two plugins; default the system's and this build's),
 #   DIFF_WORK (a directory that keeps each failing case's files: both
-#   dumps, stderr, slurm.conf and state).
+#   dumps, stderr, slurm.conf and state), DIFF_REPLAY (the command a
+#   failure's replay line starts with; differential_release.sh's own).
 # Prints, per failing case, its replay command, the differing values (row
 # and column) and the part of the tree above the differing rows; ends with
 # "N passed, M failed" (cases). Exit status 0 when every case passed.
@@ -67,7 +68,7 @@ one_case() {
     return
   fi
   echo "FAIL: seed $seed, $mode, FairShareDampeningFactor=$damp${dup:+, duplicated id}"
-  echo "  replay: test/host/differential.sh --seed $seed --mode $mode --damp $damp${dup:+ --dup}"
+  echo "  replay: ${DIFF_REPLAY:-test/host/differential.sh} --seed $seed --mode $mode --damp $damp${dup:+ --dup}"
   echo "  (one plugin: test/host/differential_host DIR PLUGIN_SO $seed $mode $damp $dup${settle:+ settle, for multifactor})"
   [ $rc_m -eq 0 ] || { echo "  multifactor's host exited $rc_m:"; sed 's/^/    /' "$dir/m.err" | head -5; }
   [ $rc_f -eq 0 ] || { echo "  fairway's host exited $rc_f:"; sed 's/^/    /' "$dir/f.err" | head -5; }
@@ -146,6 +147,7 @@ run_all() {
   expected=$(cases | wc -l)
   DIFF_RESULTS=$(mktemp -d "${TMPDIR:-/tmp}/fairway-diff-results.XXXXXX")
   export DIFF_HOST="$host" MULTIFACTOR_SO="$multifactor" FAIRWAY_SO="$fairway" DIFF_RESULTS
+  [ -z "${DIFF_REPLAY:-}" ] || export DIFF_REPLAY
   cases | xargs -P "$jobs" -L 1 "$0" ${dup:+--dup} --one
   out=$(cat "$DIFF_RESULTS"/* 2>/dev/null)
   rm -rf "$DIFF_RESULTS"

@@ -90,16 +90,8 @@
 #include "diff_state.h"
 #include "diff_tree.h"
 
-#include "slurm/slurm.h"
-#include "src/common/assoc_mgr.h"
-#include "src/common/list.h"
-#include "src/common/log.h"
+#include "host_slurm.h"
 #include "src/common/node_conf.h"
-#include "src/common/pack.h"
-#include "src/common/read_config.h"
-#include "src/common/slurm_priority.h"
-#include "src/common/xmalloc.h"
-#include "src/common/xstring.h"
 
 #ifndef DIFF_SLURM_PLUGIN_DIR /* Makefile.am: where libslurmfull is */
 #define DIFF_SLURM_PLUGIN_DIR "/usr/lib/x86_64-linux-gnu/slurm-wlm"
@@ -207,7 +199,13 @@ static void dump_shares(void)
 {
 	shares_request_msg_t req;
 	shares_response_msg_t resp;
-	bool fair_tree = slurm_conf.priority_flags & PRIORITY_FLAGS_FAIR_TREE;
+	/* sshare's FairShare: the stored fs_factor in Fair Tree, and from
+	 * 25.11 in every mode (slurm-25.11.7:src/sshare/process.c) */
+#if HOST_SLURM_AT_LEAST(25, 11, 0)
+	bool stored_fs = true;
+#else
+	bool stored_fs = slurm_conf.priority_flags & PRIORITY_FLAGS_FAIR_TREE;
+#endif
 
 	memset(&req, 0, sizeof(req));
 	memset(&resp, 0, sizeof(resp));
@@ -216,7 +214,7 @@ static void dump_shares(void)
 	       "EffectvUsage|FairShare|LevelFS\n");
 	if (!resp.assoc_shares_list)
 		return;
-	ListIterator it = list_iterator_create(resp.assoc_shares_list);
+	list_itr_t *it = list_iterator_create(resp.assoc_shares_list);
 	assoc_shares_object_t *s;
 	while ((s = list_next(it))) {
 		printf("%u|%s|%s|%s", s->assoc_id, s->user ? s->parent : s->name,
@@ -234,14 +232,16 @@ static void dump_shares(void)
 			printf("|%llu", (unsigned long long) s->usage_raw);
 		put_double(s->usage_norm);
 		put_double(s->usage_efctv);
-		if (fair_tree) {
+		if (stored_fs) {
 			if (s->user)
 				put_double(s->fs_factor);
 			else
 				printf("|");
 		} else {
+#if !HOST_SLURM_AT_LEAST(25, 11, 0)
 			put_double(priority_g_calc_fs_factor((long double) s->usage_efctv,
 							     (long double) s->shares_norm));
+#endif
 		}
 		if (s->shares_raw == SLURMDB_FS_USE_PARENT)
 			printf("|");
@@ -255,11 +255,11 @@ static void dump_shares(void)
 
 /* multifactor's _set_children_usage_efctv, through the generic layer;
  * assoc W held. */
-static void recompute_children(List children)
+static void recompute_children(list_t *children)
 {
 	if (!children)
 		return;
-	ListIterator it = list_iterator_create(children);
+	list_itr_t *it = list_iterator_create(children);
 	slurmdb_assoc_rec_t *a;
 	while ((a = list_next(it))) {
 		if (a->user) {
@@ -386,13 +386,21 @@ int main(int argc, char **argv)
 
 	ctld_assoc_mgr_init_without_db();
 	if (load_assoc_mgr_last_tres() != SLURM_SUCCESS ||
-	    load_assoc_mgr_state(false) != SLURM_SUCCESS || !assoc_mgr_root_assoc) {
+#if HOST_SLURM_AT_LEAST(24, 11, 0)
+	    load_assoc_mgr_state() != SLURM_SUCCESS
+#else
+	    load_assoc_mgr_state(false) != SLURM_SUCCESS
+#endif
+ || !assoc_mgr_root_assoc) {
 		fprintf(stderr, "the association manager did not load the generated state\n");
 		return 2;
 	}
 	(void) load_assoc_usage();
 	slurmctld_tres_cnt = g_tres_count;
 	node_record_count = 1; /* slurmctld's, from NodeName=n1 */
+#if HOST_SLURM_AT_LEAST(23, 2, 0)
+	active_node_record_count = 1; /* the job-size factor's from 23.02 */
+#endif
 	job_list = list_create(NULL); /* slurmctld frees jobs itself */
 	diff_jobs_create(tree->seed, job_list);
 	last_job_update = time(NULL);
@@ -403,6 +411,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s did not start\n", type);
 		return 1;
 	}
+	/* What slurmctld does next, by release (controller.c, job_mgr.c's
+	 * sync_job_priorities): from 23.02 init() comes before the jobs are
+	 * loaded and priority_g_recover after, with no lock held; from
+	 * 23.11.6 the decay thread starts in priority_g_thread_start. */
+#if HOST_SLURM_AT_LEAST(23, 2, 0)
+	(void) priority_g_recover(0);
+#endif
+#if HOST_SLURM_AT_LEAST(23, 11, 6)
+	priority_g_thread_start();
+#endif
 	/* -1: between the unlink and the link of the clock's rewrite */
 	time_t last_ran;
 	while (((last_ran = read_clock(clock_path)) == written || last_ran == -1) &&

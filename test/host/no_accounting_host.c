@@ -42,13 +42,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "slurm/slurm.h"
-#include "src/common/assoc_mgr.h"
-#include "src/common/list.h"
-#include "src/common/log.h"
-#include "src/common/read_config.h"
-#include "src/common/xmalloc.h"
-#include "src/common/xstring.h"
+#include "host_slurm.h"
 #include "src/slurmctld/locks.h"
 #include "src/slurmctld/slurmctld.h"
 
@@ -83,7 +77,7 @@ static long double *usage_of_all(int *n)
 	assoc_mgr_lock_t read_assoc = {.assoc = READ_LOCK};
 	long double *usage;
 	slurmdb_assoc_rec_t *assoc;
-	ListIterator it;
+	list_itr_t *it;
 	int i = 0;
 
 	assoc_mgr_lock(&read_assoc);
