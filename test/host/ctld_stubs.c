@@ -56,12 +56,27 @@ void lock_slurmctld(slurmctld_lock_t locks)
 	}
 }
 
+static void (*after_job_read)(void *arg);
+static void *after_job_read_arg;
+static pthread_t hook_owner;
+
+void ctld_stubs_after_job_read(void (*hook)(void *arg), void *arg)
+{
+	hook_owner = pthread_self();
+	after_job_read_arg = arg;
+	__atomic_store_n(&after_job_read, hook, __ATOMIC_RELEASE);
+}
+
 void unlock_slurmctld(slurmctld_lock_t locks)
 {
 	for (int i = 4; i >= 0; i--) {
 		if (level_of(locks, i) != NO_LOCK)
 			pthread_rwlock_unlock(&ctld_locks[i]);
 	}
+	void (*hook)(void *) = __atomic_load_n(&after_job_read, __ATOMIC_ACQUIRE);
+	if (hook && locks.job == READ_LOCK && !pthread_equal(pthread_self(), hook_owner) &&
+	    __atomic_exchange_n(&after_job_read, NULL, __ATOMIC_ACQ_REL))
+		hook(after_job_read_arg);
 }
 
 void lock_state_files(void)

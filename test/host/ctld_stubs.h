@@ -12,6 +12,11 @@
 
 void ctld_stubs_set_partitions(part_record_t **parts, int count);
 
+/* hook(arg) runs once, on the first release of job R by a thread other
+ * than the caller of this function, after the lock is released: a
+ * plugin's decay pass between gathering its jobs and storing them. */
+void ctld_stubs_after_job_read(void (*hook)(void *arg), void *arg);
+
 /* assoc_mgr_init with no database connection and every cache level, as
  * slurmctld starts when slurmdbd is down; the caller then loads the state
  * files (load_assoc_mgr_last_tres, load_assoc_mgr_state, ...). Requires

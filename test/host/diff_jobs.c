@@ -112,6 +112,13 @@ static job_record_t *create_job(uint32_t id, slurmdb_assoc_rec_t *assoc,
 	return job;
 }
 
+job_record_t *diff_jobs_new(uint32_t id, slurmdb_assoc_rec_t *assoc, slurmdb_qos_rec_t *qos,
+			    part_record_t *part, uint32_t cpus, int nice)
+{
+	request_t req = {.cpus = cpus, .mem_mb = 1000, .time_limit = 60, .nice = nice};
+	return create_job(id, assoc, qos, part, req, time(NULL) - 30 * 86400);
+}
+
 void diff_jobs_create(uint64_t seed, list_t *jobs)
 {
 	uint64_t rng = seed ^ 0x6a6f6273ULL; /* not the tree's sequence */

@@ -35,8 +35,13 @@
 #include <stdint.h>
 
 #include "host_slurm.h"
+#include "src/slurmctld/slurmctld.h"
 
 void diff_jobs_create(uint64_t seed, list_t *jobs);
+/* One pending job as diff_jobs_create makes them (1000 MB, 60 minutes,
+ * accrued 30 days ago), not in any list. */
+job_record_t *diff_jobs_new(uint32_t id, slurmdb_assoc_rec_t *assoc, slurmdb_qos_rec_t *qos,
+			    part_record_t *part, uint32_t cpus, int nice);
 void diff_jobs_dump(void);
 
 #endif

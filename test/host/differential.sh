@@ -15,7 +15,10 @@
 #   one duplicated association id. --seed (with --mode, --damp) replays
 #   one seed, or one case: the command a failure prints. DIFF_DUP_SEEDS=N
 #   adds N seeds from the first with a duplicated id to a run without
-#   --dup (make check).
+#   --dup (make check). DIFF_BOUNDARY_SEEDS=N adds N seeds' boundary
+#   cases (Fairway alone: its pass against its single-job path, with jobs
+#   changed between gather and store; differential_host.c); --boundary
+#   runs boundary cases only.
 # Environment: DIFF_HOST (the built differential_host), MULTIFACTOR_SO,
 #   FAIRWAY_SO (the two plugins; default the system's and this build's),
 #   DIFF_WORK (a directory that keeps each failing case's files: both
@@ -29,18 +32,19 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 host=${DIFF_HOST:-$top/test/host/differential_host}
 multifactor=${MULTIFACTOR_SO:-/usr/lib/x86_64-linux-gnu/slurm-wlm/priority_multifactor.so}
 fairway=${FAIRWAY_SO:-$top/.libs/priority_fairway.so}
-seeds=${DIFF_SEEDS:-300} first=1 jobs=2 dup="" only_seed="" only_mode="" only_damp=""
+seeds=${DIFF_SEEDS:-300} first=1 jobs=2 dup="" boundary="" only_seed="" only_mode="" only_damp=""
 while [ $# -gt 0 ]; do
   case $1 in
     -n) seeds=$2; shift 2 ;;
     -f) first=$2; shift 2 ;;
     -j) jobs=$2; shift 2 ;;
     --dup) dup=dup; shift ;;
+    --boundary) boundary=boundary; shift ;;
     --seed) only_seed=$2; shift 2 ;;
     --mode) only_mode=$2; shift 2 ;;
     --damp) only_damp=$2; shift 2 ;;
     --one) shift; break ;; # internal: one case, "SEED MODE DAMP"
-    *) echo "usage: $0 [-n SEEDS] [-f FIRST] [-j JOBS] [--dup] [--seed S [--mode M] [--damp D]]" >&2; exit 2 ;;
+    *) echo "usage: $0 [-n SEEDS] [-f FIRST] [-j JOBS] [--dup|--boundary] [--seed S [--mode M] [--damp D]]" >&2; exit 2 ;;
   esac
 done
 for f in "$host" "$multifactor" "$fairway"; do
@@ -51,7 +55,20 @@ work=${DIFF_WORK:-}
 # one_case SEED MODE DAMP: runs both plugins; prints "ok" or the report.
 one_case() {
   local seed=$1 mode=$2 damp=$3 dir rc_m rc_f
-  [ -n "${4:-}" ] && dup=dup
+  [ "${4:-}" = dup ] && dup=dup
+  if [ "${4:-}" = boundary ]; then
+    dir=$(mktemp -d "${TMPDIR:-/tmp}/fairway-diff.XXXXXX")
+    if "$host" "$dir" "$fairway" "$seed" "$mode" "$damp" boundary > "$dir/out" 2> "$dir/err"; then
+      echo "ok $seed $mode $damp boundary"
+    else
+      echo "FAIL: seed $seed, $mode, FairShareDampeningFactor=$damp, boundary"
+      echo "  replay: ${DIFF_REPLAY:-test/host/differential.sh} --seed $seed --mode $mode --damp $damp --boundary"
+      sed 's/^/  /' "$dir/out" | head -40
+      grep -v 'priority_last_decay_ran is missing' "$dir/err" | sed 's/^/  fairway logged: /' | head -5
+    fi
+    rm -rf "$dir"
+    return
+  fi
   dir=$(mktemp -d "${TMPDIR:-/tmp}/fairway-diff.XXXXXX")
   mkdir "$dir/m" "$dir/f"
   # multifactor's DEPTH_OBLIVIOUS: compared in steady state (settle in
@@ -111,10 +128,22 @@ one_case() {
 }
 
 
+# boundary_cases FROM TO: the boundary cases of those seeds.
+boundary_cases() {
+  local s m
+  for s in $(seq "$1" "$2"); do
+    for m in fair_tree classic depth_oblivious; do
+      [ -n "$only_mode" ] && [ "$m" != "$only_mode" ] && continue
+      echo "$s $m $((1 + s % 5)) boundary"
+    done
+  done
+}
+
 # The case list: SEED MODE DAMP, one a line.
 cases() {
   local s m d from=$first to=$((first + seeds - 1))
   if [ -n "$only_seed" ]; then from=$only_seed to=$only_seed; fi
+  [ -z "$boundary" ] || { boundary_cases "$from" "$to"; return 0; }
   for s in $(seq "$from" "$to"); do
     for m in fair_tree classic depth_oblivious; do
       for d in 1 $((2 + s % 4)); do
@@ -124,6 +153,8 @@ cases() {
       done
     done
   done
+  [ -z "$only_seed" ] && [ "${DIFF_BOUNDARY_SEEDS:-0}" -gt 0 ] &&
+    boundary_cases "$first" $((first + DIFF_BOUNDARY_SEEDS - 1))
   # Trees with a duplicated id (issue 45), with the same seeds' settings.
   [ -z "$dup" ] && [ -z "$only_seed" ] && [ "${DIFF_DUP_SEEDS:-0}" -gt 0 ] || return 0
   for s in $(seq "$first" $((first + DIFF_DUP_SEEDS - 1))); do
@@ -167,4 +198,4 @@ run_all() {
 
 # The last line: bash has read the whole file before any case runs, so a
 # script edited while it runs does not change under it.
-if [ $# -gt 0 ]; then one_case "$@" > "$DIFF_RESULTS/$(printf '%08d' "$1").$2.$3${4:+.dup}"; exit 0; else run_all; exit; fi
+if [ $# -gt 0 ]; then one_case "$@" > "$DIFF_RESULTS/$(printf '%08d' "$1").$2.$3${4:+.$4}"; exit 0; else run_all; exit; fi

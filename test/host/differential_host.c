@@ -5,7 +5,7 @@
  * priority_multifactor.so and once with priority_fairway.so on the same
  * arguments, the two dumps must be identical (test/host/differential.sh).
  *
- * Usage: differential_host WORK_DIR PLUGIN_SO SEED MODE DAMP [dup] [settle]
+ * Usage: differential_host WORK_DIR PLUGIN_SO SEED MODE DAMP [dup] [settle] [boundary]
  *        differential_host --tree SEED [dup]
  *        differential_host --same-slurm
  *   MODE: fair_tree, classic (PriorityFlags=NO_FAIR_TREE) or
@@ -13,6 +13,10 @@
  *   association carries another's id (diff_tree.h); settle: see below.
  *   WORK_DIR must be empty or hold an earlier case's files only: it
  *   receives slurm.conf, the state files and the plugin's own state.
+ *   boundary: instead of the dump, the boundary test (diff_boundary.h):
+ *   more kinds of jobs, jobs changed between the pass's gather and store,
+ *   and every job's stored priority, array and factors compared with the
+ *   plugin's single-job path; exit status 1 when any differs.
  *   --tree prints the tree alone. --same-slurm exits 0 when the Slurm
  *   this program was compiled for is the libslurmfull it runs with (a
  *   build against another release's tree cannot run here).
@@ -86,6 +90,7 @@
 #include <unistd.h>
 
 #include "ctld_stubs.h"
+#include "diff_boundary.h"
 #include "diff_jobs.h"
 #include "diff_state.h"
 #include "diff_tree.h"
@@ -346,18 +351,19 @@ int main(int argc, char **argv)
 		diff_tree_free(t);
 		return 0;
 	}
-	if (argc < 6 || argc > 8 || !mode_flag(argv[4])) {
+	if (argc < 6 || argc > 9 || !mode_flag(argv[4])) {
 		fprintf(stderr,
-			"usage: %s WORK_DIR PLUGIN_SO SEED fair_tree|classic|depth_oblivious DAMP [dup] [settle]\n"
+			"usage: %s WORK_DIR PLUGIN_SO SEED fair_tree|classic|depth_oblivious DAMP [dup] [settle] [boundary]\n"
 			"       %s --tree SEED [dup]\n",
 			argv[0], argv[0]);
 		return 2;
 	}
 	const char *dir = argv[1];
-	bool dup = false, settled = false;
+	bool dup = false, settled = false, boundary = false;
 	for (int i = 6; i < argc; i++) {
 		dup |= !strcmp(argv[i], "dup");
 		settled |= !strcmp(argv[i], "settle");
+		boundary |= !strcmp(argv[i], "boundary");
 	}
 	diff_tree_t *tree = diff_tree_generate(strtoull(argv[3], NULL, 10), dup);
 
@@ -403,6 +409,10 @@ int main(int argc, char **argv)
 #endif
 	job_list = list_create(NULL); /* slurmctld frees jobs itself */
 	diff_jobs_create(tree->seed, job_list);
+	if (boundary) {
+		diff_boundary_add_jobs(tree->seed, job_list);
+		diff_boundary_arm(tree->seed); /* before the thread can start */
+	}
 	last_job_update = time(NULL);
 
 	time_t written = write_clock(clock_path, 100);
@@ -429,6 +439,12 @@ int main(int argc, char **argv)
 	if (last_ran == written || last_ran == -1) {
 		fprintf(stderr, "%s: no decay pass ended within 10 s\n", type);
 		return 1;
+	}
+	if (boundary) {
+		int failed = diff_boundary_check();
+		fflush(stdout);
+		priority_g_fini();
+		return failed ? 1 : 0;
 	}
 	if (settled)
 		settle();

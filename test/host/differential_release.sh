@@ -55,7 +55,7 @@ trap 'rm -rf "$work"' EXIT
 # the release's configured tree; --allow-shlib-undefined: a chroot's
 # libslurmfull links against a newer C library than this machine's.
 mkdir -p "$work/obj" "$work/plugin"
-for src in differential_host ctld_stubs diff_jobs diff_tree diff_state; do
+for src in differential_host ctld_stubs diff_jobs diff_tree diff_state diff_boundary; do
   gcc -std=gnu11 -O2 -g -Wall -Wno-unused-parameter \
     -UPACKAGE -UPACKAGE_NAME -UPACKAGE_STRING -UPACKAGE_TARNAME -UPACKAGE_URL \
     -UPACKAGE_VERSION -UPACKAGE_BUGREPORT -UVERSION -include "$tree/config.h" \
