@@ -108,7 +108,8 @@ static_assert(FW_NO_VAL == kNoVal && FW_NO_CONSUME_VAL64 == kNoConsumeVal64 &&
                   FW_NICE_OFFSET == kNiceOffset,
               "fairway_api.h restates Slurm's sentinels as slurm_values.h does");
 
-// plugin_config.cc's LoadConfig, on the copied slurm_conf fields.
+// The configuration from the slurm_conf fields the boundary copied
+// (host.c, fw_load_config).
 void Load(const fw_config_input_t& in, bool log_summary, fw_config* config) {
   const fw_log_fn log = config->log;
   Params& p = config->params;

@@ -75,7 +75,7 @@ double fw_decay_over(const fw_config_t* config, int64_t elapsed_s) {
 }
 
 bool fw_reset_due(fw_reset_state_t* state, int64_t now) {
-  // decay_thread.cc's HandleReset: NOW applies once and becomes NONE; the
+  // PriorityUsageResetPeriod: NOW applies once and becomes NONE; the
   // periods apply at their next boundary, at most once per call.
   if (!state) return false;
   try {

@@ -24,7 +24,7 @@
 /* Every Slurm release from 22.05 to 26.05, and the 26.11.0-0rc1
  * pre-release, builds this boundary (one .so per micro release: Slurm
  * refuses any other). Each difference between
- * releases is an #if on this, here, in compat.c or at an entry point;
+ * releases is an #if on this, here, in the file that uses it or at an entry point;
  * doc/slurm-integration.md lists them. */
 #define FW_SLURM_AT_LEAST(a, b, c) (SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(a, b, c))
 
