@@ -61,8 +61,8 @@ if [ ! -f "$cache/priority_fairway.so" ]; then
     msg "link failed:"; cat "$work/cc.err" >&2; exit 1
   fi
   mkdir -p "$cache"
-  cp "$work/priority_fairway.so" "$cache/priority_fairway.so.tmp"
-  mv "$cache/priority_fairway.so.tmp" "$cache/priority_fairway.so"
+  cp "$work/priority_fairway.so" "$cache/priority_fairway.so.$$"
+  mv "$cache/priority_fairway.so.$$" "$cache/priority_fairway.so"
   msg "built $cache/priority_fairway.so for Slurm $release in $((SECONDS - t0)) s"
   find "${cache%/*}" -mindepth 1 -maxdepth 1 -name "$release-*" ! -name "${cache##*/}" -mmin +60 \
     -exec rm -rf {} + 2>/dev/null || true
