@@ -13,7 +13,11 @@
 #   3. modes.sh (ranged and planned use, `fairway explain`, restart);
 #   4. reliability_crash.sh with FW_CRASH_ITERATIONS=2 and
 #      FW_CRASH_PLANNED_ITERATIONS=1 (slurmctld killed and restarted
-#      with a job running; a subset of the host's 3 + 2).
+#      with a job running; a subset of the host's 3 + 2), then, on
+#      26.05.3 only, reliability_reconnect.sh (slurmdbd back while
+#      slurmctld runs from its cache, the plugin built with ASan: about
+#      2.5 minutes more in the shortest lane, so the run's wall time, its
+#      longest lane's, stays the same).
 # The plugin for RELEASE is $FAIRWAY_RELEASE_PLUGINS/RELEASE/
 # priority_fairway.so (test/compile_matrix.sh with FAIRWAY_COMPILE_KEEP);
 # the fairway tool for it is linked first (test/release_tool.sh, FW_TOOL);
@@ -27,7 +31,7 @@ releases=${*:-24.11.5 26.05.3}
 base=${FAIRWAY_PORT_BASE:-16817}
 logs=$(mktemp -d /tmp/fairway-releases-live.XXXXXX)
 chmod 755 "$logs"
-lanes=("releases_smoke parity" "limits reliability_privacy" "modes" "reliability_crash")
+lanes=("releases_smoke parity" "limits reliability_privacy" "modes" "reliability_crash reliability_reconnect")
 t0=$SECONDS
 
 # lane RELEASE SCENARIO...: the scenarios one after another.
@@ -37,6 +41,8 @@ lane() {
     case $s in
       releases_smoke) FW_IT_RELEASES=$r FW_IT_PRIORITY_TYPE=priority/fairway "$here/releases_smoke.sh" ;;
       reliability_crash) FW_SLURM=$r FW_CRASH_ITERATIONS=2 FW_CRASH_PLANNED_ITERATIONS=1 "$here/$s.sh" ;;
+      # Its own plugin (test/asan_plugin.sh), not FW_PLUGIN_SO.
+      reliability_reconnect) [ "$r" != 26.05.3 ] || FW_SLURM=$r "$here/$s.sh" ;;
       *) FW_SLURM=$r "$here/$s.sh" ;;
     esac
   done
