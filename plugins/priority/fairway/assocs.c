@@ -9,8 +9,9 @@
 static slurmdb_assoc_rec_t **walk_records = NULL;
 static fw_assoc_input_t *walk_inputs = NULL;
 static size_t walk_capacity = 0;
-static slurmdb_assoc_rec_t **listed_records = NULL; /* assoc_mgr's list, in order */
-static size_t *unreached = NULL;                    /* positions in listed_records */
+static slurmdb_assoc_rec_t **listed_records =
+	NULL; /* assoc_mgr's list, in order */
+static size_t *unreached = NULL; /* positions in listed_records */
 static size_t listed_capacity = 0;
 static fw_assoc_result_t *results = NULL;
 static size_t results_capacity = 0;
@@ -84,7 +85,8 @@ size_t fw_assocs_snapshot(fw_held_t *held, fw_assoc_input_t **inputs,
 	ensure_walk(2 * listed + 2);
 	if (listed > listed_capacity) {
 		listed_capacity = listed + listed / 4;
-		xrecalloc(listed_records, listed_capacity, sizeof(*listed_records));
+		xrecalloc(listed_records, listed_capacity,
+			  sizeof(*listed_records));
 		xrecalloc(unreached, listed_capacity, sizeof(*unreached));
 	}
 	struct walk w = { .count = 0, .limit = listed + 1 };
@@ -92,9 +94,9 @@ size_t fw_assocs_snapshot(fw_held_t *held, fw_assoc_input_t **inputs,
 	const size_t reached = w.count;
 	struct walk l = { .count = 0, .limit = listed };
 	list_for_each_ro(assoc_mgr_assoc_list, append_listed, &l);
-	const size_t missed = fw_assocs_unreached((const void *const *) walk_records, reached,
-						  (const void *const *) listed_records, l.count,
-						  unreached);
+	const size_t missed = fw_assocs_unreached(
+		(const void *const *) walk_records, reached,
+		(const void *const *) listed_records, l.count, unreached);
 	for (size_t i = 0; i < missed; i++)
 		walk_records[w.count++] = listed_records[unreached[i]];
 	for (size_t i = 0; i < w.count; i++) {
@@ -134,8 +136,9 @@ size_t fw_assocs_snapshot(fw_held_t *held, fw_assoc_input_t **inputs,
  * children's and of its removed children's. The children are the entries
  * whose parent is the root, as fw_fairshare counts them (a listed record
  * the walk missed included: its usage reached the root too). */
-static void repair_root_usage(slurmdb_assoc_rec_t **records, const fw_assoc_input_t *in,
-			      size_t n, long double usage_raw)
+static void repair_root_usage(slurmdb_assoc_rec_t **records,
+			      const fw_assoc_input_t *in, size_t n,
+			      long double usage_raw)
 {
 	slurmdb_assoc_usage_t *root = records[0]->usage;
 	const long double **children = xcalloc(n + 1, sizeof(*children));
@@ -149,8 +152,8 @@ static void repair_root_usage(slurmdb_assoc_rec_t **records, const fw_assoc_inpu
 		removed && removed != root ? removed->usage_tres_raw : NULL;
 	root->usage_raw = usage_raw;
 	if (slurmctld_tres_cnt > 0 && root->usage_tres_raw)
-		fw_sum_usage_tres(children, count, removed_tres, slurmctld_tres_cnt,
-				  root->usage_tres_raw);
+		fw_sum_usage_tres(children, count, removed_tres,
+				  slurmctld_tres_cnt, root->usage_tres_raw);
 	xfree(children);
 }
 
@@ -168,10 +171,13 @@ void fw_assocs_fairshare(const fw_config_t *config)
 		results_capacity = walk_capacity;
 		xrecalloc(results, results_capacity, sizeof(*results));
 	}
-	fw_ledger_t *ledger = s->mode == FW_MODE_PLANNED_USE ? fw_ledger_acquire() : NULL;
-	bool slurm_fair_tree = slurm_conf.priority_flags & PRIORITY_FLAGS_FAIR_TREE;
+	fw_ledger_t *ledger =
+		s->mode == FW_MODE_PLANNED_USE ? fw_ledger_acquire() : NULL;
+	bool slurm_fair_tree =
+		slurm_conf.priority_flags & PRIORITY_FLAGS_FAIR_TREE;
 	uint32_t cpus = cluster_cpus == NO_VAL ? 0 : cluster_cpus;
-	bool computed = n && fw_fairshare(config, in, n, slurm_fair_tree, ledger, cpus, results);
+	bool computed = n && fw_fairshare(config, in, n, slurm_fair_tree,
+					  ledger, cpus, results);
 	if (ledger)
 		fw_ledger_release();
 	for (size_t i = 0; computed && i < n; i++) {
@@ -192,25 +198,26 @@ void fw_assocs_fairshare(const fw_config_t *config)
 }
 
 /* Association and QOS usage are different types with the same fields. */
-#define SCALE_USAGE(u, factor)                                  \
-	do {                                                    \
-		(u)->usage_raw *= (factor);                     \
-		for (int t = 0; t < slurmctld_tres_cnt; t++)    \
-			(u)->usage_tres_raw[t] *= (factor);     \
-		(u)->grp_used_wall *= (factor);                 \
+#define SCALE_USAGE(u, factor) \
+	do { \
+		(u)->usage_raw *= (factor); \
+		for (int t = 0; t < slurmctld_tres_cnt; t++) \
+			(u)->usage_tres_raw[t] *= (factor); \
+		(u)->grp_used_wall *= (factor); \
 	} while (0)
-#define ZERO_USAGE(u)                                           \
-	do {                                                    \
-		(u)->usage_raw = 0;                             \
-		for (int t = 0; t < slurmctld_tres_cnt; t++)    \
-			(u)->usage_tres_raw[t] = 0;             \
-		(u)->grp_used_wall = 0;                         \
+#define ZERO_USAGE(u) \
+	do { \
+		(u)->usage_raw = 0; \
+		for (int t = 0; t < slurmctld_tres_cnt; t++) \
+			(u)->usage_tres_raw[t] = 0; \
+		(u)->grp_used_wall = 0; \
 	} while (0)
 
 /* Decay reads three allocations per association, cold after a minute:
  * the record, its usage and the usage's TRES array. Listed first, each is
  * asked for a few associations ahead, one allocation per stage. */
-FW_PREFETCH_HELPER void prefetch_for_decay(slurmdb_assoc_rec_t **assocs, size_t i, size_t n)
+FW_PREFETCH_HELPER void prefetch_for_decay(slurmdb_assoc_rec_t **assocs,
+					   size_t i, size_t n)
 {
 	if (i + 12 < n)
 		FW_PREFETCH(&assocs[i + 12]->usage);
@@ -285,8 +292,9 @@ void fw_assocs_reset(const fw_config_t *config)
 /* Requires assoc R. The core's input for one association: its fairshare
  * parent's values and, in DEPTH_OBLIVIOUS, its fairshare siblings' usage
  * (*siblings: xmalloc'd, the caller frees it). */
-static void one_assoc_input(const slurmdb_assoc_rec_t *a, const fw_config_t *config,
-			    fw_one_assoc_input_t *in, long double **siblings)
+static void one_assoc_input(const slurmdb_assoc_rec_t *a,
+			    const fw_config_t *config, fw_one_assoc_input_t *in,
+			    long double **siblings)
 {
 	const slurmdb_assoc_rec_t *parent = a->usage->fs_assoc_ptr;
 	*siblings = NULL;
@@ -305,9 +313,11 @@ static void one_assoc_input(const slurmdb_assoc_rec_t *a, const fw_config_t *con
 	in->level_shares = a->usage->level_shares;
 	in->shares_norm = a->usage->shares_norm;
 	in->parent_shares_norm = parent->usage->shares_norm;
-	if (fw_settings(config)->mode != FW_MODE_DEPTH_OBLIVIOUS || !parent->usage->children_list)
+	if (fw_settings(config)->mode != FW_MODE_DEPTH_OBLIVIOUS ||
+	    !parent->usage->children_list)
 		return;
-	*siblings = xcalloc(list_count(parent->usage->children_list) + 1, sizeof(**siblings));
+	*siblings = xcalloc(list_count(parent->usage->children_list) + 1,
+			    sizeof(**siblings));
 	list_itr_t *it = list_iterator_create(parent->usage->children_list);
 	const slurmdb_assoc_rec_t *sibling;
 	while ((sibling = list_next(it))) {
@@ -321,20 +331,23 @@ static void one_assoc_input(const slurmdb_assoc_rec_t *a, const fw_config_t *con
 	in->sibling_usage_norm = *siblings;
 }
 
-void fw_assocs_set_fs_factor(slurmdb_assoc_rec_t *assoc, const fw_config_t *config)
+void fw_assocs_set_fs_factor(slurmdb_assoc_rec_t *assoc,
+			     const fw_config_t *config)
 {
 	const slurmdb_assoc_rec_t *fs_assoc = assoc;
-	if (assoc->shares_raw == SLURMDB_FS_USE_PARENT && assoc->usage->fs_assoc_ptr)
+	if (assoc->shares_raw == SLURMDB_FS_USE_PARENT &&
+	    assoc->usage->fs_assoc_ptr)
 		fs_assoc = assoc->usage->fs_assoc_ptr;
-	assoc->usage->fs_factor = fw_calc_fs_factor(fs_assoc->usage->usage_efctv,
-						    fs_assoc->usage->shares_norm,
-						    fw_settings(config)->damp_factor);
+	assoc->usage->fs_factor = fw_calc_fs_factor(
+		fs_assoc->usage->usage_efctv, fs_assoc->usage->shares_norm,
+		fw_settings(config)->damp_factor);
 }
 
 long double fw_assocs_efctv(fw_held_t *held, const slurmdb_assoc_rec_t *assoc,
 			    const fw_config_t *config)
 {
-	FW_REQUIRE(held, FW_NO_LOCK, FW_NO_LOCK, FW_READ_LOCK, FW_NO_LOCK, assoc->usage->usage_efctv);
+	FW_REQUIRE(held, FW_NO_LOCK, FW_NO_LOCK, FW_READ_LOCK, FW_NO_LOCK,
+		   assoc->usage->usage_efctv);
 	fw_one_assoc_input_t in;
 	fw_one_assoc_usage_t out;
 	long double *siblings;

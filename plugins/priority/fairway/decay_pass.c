@@ -35,7 +35,8 @@ static void lap(double *mark, double *phase)
 	*mark = now;
 }
 
-void fw_decay_recover_clock(const fw_config_t *config, time_t now, fw_decay_clock_t *clock)
+void fw_decay_recover_clock(const fw_config_t *config, time_t now,
+			    fw_decay_clock_t *clock)
 {
 	const fw_settings_t *s = fw_settings(config);
 	fw_recovery_t recovery;
@@ -43,15 +44,18 @@ void fw_decay_recover_clock(const fw_config_t *config, time_t now, fw_decay_cloc
 	 * init: assoc_mgr rewrites assoc_usage on its next state save. */
 	fw_state_recover(s->reset_period, now, &recovery);
 	*clock = (fw_decay_clock_t){ .last_ran = recovery.charge_from };
-	clock->reset = (fw_reset_state_t){ .period = s->reset_period,
-					   .last_reset = recovery.last_reset ?
-							 recovery.last_reset : now };
+	clock->reset = (fw_reset_state_t){
+		.period = s->reset_period,
+		.last_reset = recovery.last_reset ? recovery.last_reset : now
+	};
 	clock->rebuild_usage = recovery.rebuild_usage;
-	clock->bootstrap_pending = fw_bootstrap_wanted(config, recovery.rebuild_usage);
+	clock->bootstrap_pending =
+		fw_bootstrap_wanted(config, recovery.rebuild_usage);
 	free(recovery.message);
 }
 
-void fw_decay_recover_usage(const fw_config_t *config, time_t now, fw_decay_clock_t *clock)
+void fw_decay_recover_usage(const fw_config_t *config, time_t now,
+			    fw_decay_clock_t *clock)
 {
 	const fw_settings_t *s = fw_settings(config);
 	fw_charge_restart_release(clock->last_ran);
@@ -62,15 +66,16 @@ void fw_decay_recover_usage(const fw_config_t *config, time_t now, fw_decay_cloc
 	fw_decay_bootstrap(config, now, clock, false);
 }
 
-void fw_decay_bootstrap(const fw_config_t *config, time_t now, fw_decay_clock_t *clock,
-			bool retry)
+void fw_decay_bootstrap(const fw_config_t *config, time_t now,
+			fw_decay_clock_t *clock, bool retry)
 {
 	if (!clock->bootstrap_pending)
 		return;
 	/* The rebuild reaches back to the reset the configuration implies,
 	 * not to a last_reset that may come from a lost clock. */
 	time_t boundary = fw_last_reset_boundary(clock->reset.period, now);
-	switch (fw_bootstrap_run(config, now, boundary, clock->rebuild_usage, retry)) {
+	switch (fw_bootstrap_run(config, now, boundary, clock->rebuild_usage,
+				 retry)) {
 	case FW_BOOT_REBUILT:
 		/* Everything up to now is counted: charge from here on. */
 		clock->last_ran = now;
@@ -84,11 +89,12 @@ void fw_decay_bootstrap(const fw_config_t *config, time_t now, fw_decay_clock_t 
 	}
 }
 
-void fw_decay_pass(const fw_config_t *config, time_t now, fw_decay_clock_t *clock,
-		   fw_pass_report_t *r)
+void fw_decay_pass(const fw_config_t *config, time_t now,
+		   fw_decay_clock_t *clock, fw_pass_report_t *r)
 {
 	const fw_settings_t *s = fw_settings(config);
-	const bool classic = s->mode == FW_MODE_CLASSIC || s->mode == FW_MODE_DEPTH_OBLIVIOUS;
+	const bool classic = s->mode == FW_MODE_CLASSIC ||
+			     s->mode == FW_MODE_DEPTH_OBLIVIOUS;
 	const bool planned_use = s->mode == FW_MODE_PLANNED_USE;
 	/* No clock (first run) or one that did not advance: nothing to decay.
 	 * Classic modes then skip the job steps too, as multifactor does;
@@ -107,7 +113,8 @@ void fw_decay_pass(const fw_config_t *config, time_t now, fw_decay_clock_t *cloc
 	if (fw_reset_due(&clock->reset, now))
 		fw_assocs_reset(config);
 	if (!skip)
-		fw_assocs_decay(config, fw_decay_over(config, now - clock->last_ran));
+		fw_assocs_decay(config,
+				fw_decay_over(config, now - clock->last_ran));
 	lap(&mark, &r->cpu.decay);
 
 	if (!jobs_step) {
@@ -124,7 +131,8 @@ void fw_decay_pass(const fw_config_t *config, time_t now, fw_decay_clock_t *cloc
 		r->walked = fw_jobs_find(&held, pass);
 		lap(&mark, &r->cpu.find);
 		/* 3. Charge running jobs (assoc W + qos W + tres R, ledger). */
-		r->charged = fw_charge_running(&held, pass, config, clock->last_ran, now);
+		r->charged = fw_charge_running(&held, pass, config,
+					       clock->last_ran, now);
 		lap(&mark, &r->cpu.charge);
 		/* 4. Fairshare from the usage just charged (ledger, assoc W). */
 		if (planned_use) {
@@ -147,7 +155,8 @@ void fw_decay_pass(const fw_config_t *config, time_t now, fw_decay_clock_t *cloc
 		while (!stored_all) {
 			fw_lock(&held, FW_JOBS_WRITE);
 			double hold_start = wall_ms();
-			stored_all = fw_jobs_store_slice(&held, pass, config, now, &r->recomputed);
+			stored_all = fw_jobs_store_slice(&held, pass, config,
+							 now, &r->recomputed);
 			double hold = wall_ms() - hold_start;
 			fw_unlock(&held, FW_JOBS_WRITE);
 			r->holds++;
@@ -174,7 +183,8 @@ void fw_decay_pass(const fw_config_t *config, time_t now, fw_decay_clock_t *cloc
 		return;
 	clock->last_ran = now;
 	fw_state_write_clock(now, clock->reset.last_reset);
-	if (s->calc_fairshare && (r->charged || clock->reset.last_reset != reset_before))
+	if (s->calc_fairshare &&
+	    (r->charged || clock->reset.last_reset != reset_before))
 		fw_host_save_assoc_usage();
 	lap(&mark, &r->cpu.state);
 }
@@ -183,17 +193,22 @@ void fw_decay_pass_log(const fw_pass_report_t *r)
 {
 	const struct fw_pass_cpu *c = &r->cpu;
 	if (r->recomputed)
-		fw_log(FW_LOG_PRIO, "%zu of %zu jobs changed during the pass and were recomputed",
+		fw_log(FW_LOG_PRIO,
+		       "%zu of %zu jobs changed during the pass and were recomputed",
 		       r->recomputed, r->jobs.computed);
 	/* One line a pass (SlurmctldDebug=verbose): where the CPU went, and
 	 * how long the pass kept job queries and job writers waiting. */
-	fw_log(FW_LOG_VERBOSE, "decay pass CPU %.3f ms: decay %.3f, find %.3f, charge %.3f, fairshare %.3f, priority %.3f, state %.3f",
-		   c->decay + c->find + c->charge + c->fairshare + c->priority + c->state,
-		   c->decay, c->find, c->charge, c->fairshare, c->priority, c->state);
-	fw_log(FW_LOG_VERBOSE, "priority pass: %zu jobs computed, %zu stored; job write lock held %.3f ms, longest %.3f ms of %zu holds (gathering and computing under the read lock, waits included, %.3f ms); %zu job records %s",
-		   r->jobs.computed, r->jobs.stored, r->held_ms, r->longest_hold_ms, r->holds,
-		   r->gather_ms, r->job_records,
-		   r->walked ? "listed by walking the job list" : "found by id");
+	fw_log(FW_LOG_VERBOSE,
+	       "decay pass CPU %.3f ms: decay %.3f, find %.3f, charge %.3f, fairshare %.3f, priority %.3f, state %.3f",
+	       c->decay + c->find + c->charge + c->fairshare + c->priority +
+		       c->state,
+	       c->decay, c->find, c->charge, c->fairshare, c->priority,
+	       c->state);
+	fw_log(FW_LOG_VERBOSE,
+	       "priority pass: %zu jobs computed, %zu stored; job write lock held %.3f ms, longest %.3f ms of %zu holds (gathering and computing under the read lock, waits included, %.3f ms); %zu job records %s",
+	       r->jobs.computed, r->jobs.stored, r->held_ms, r->longest_hold_ms,
+	       r->holds, r->gather_ms, r->job_records,
+	       r->walked ? "listed by walking the job list" : "found by id");
 }
 
 void fw_decay_pass_once_without_thread(time_t now)

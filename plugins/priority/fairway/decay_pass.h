@@ -9,9 +9,9 @@
 
 /* What one pass hands the next: the decay clock and the reset schedule. */
 typedef struct {
-	time_t last_ran;        /* the previous pass; 0: none (charge from job starts) */
+	time_t last_ran; /* the previous pass; 0: none (charge from job starts) */
 	fw_reset_state_t reset; /* PriorityUsageResetPeriod */
-	bool rebuild_usage;     /* assoc_usage was missing: the bootstrap replaces usage */
+	bool rebuild_usage; /* assoc_usage was missing: the bootstrap replaces usage */
 	bool bootstrap_pending; /* a usage bootstrap still to run (slurmdbd did not answer) */
 	bool without_accounting; /* no slurmdbd: no decay, no clock, jobs only */
 } fw_decay_clock_t;
@@ -31,17 +31,19 @@ typedef struct {
 
 /* At init: recovers the decay clock from the state files, so that a job
  * that ends before the first pass is charged from it. */
-void fw_decay_recover_clock(const fw_config_t *config, time_t now, fw_decay_clock_t *clock);
+void fw_decay_recover_clock(const fw_config_t *config, time_t now,
+			    fw_decay_clock_t *clock);
 /* At the thread's start, once slurmctld has loaded its jobs: releases the
  * GrpTRESRunMins slurmctld re-reserved for running jobs, loads the
  * planned-use ledger and tries the usage bootstrap when one is due. */
-void fw_decay_recover_usage(const fw_config_t *config, time_t now, fw_decay_clock_t *clock);
+void fw_decay_recover_usage(const fw_config_t *config, time_t now,
+			    fw_decay_clock_t *clock);
 /* Runs a pending usage bootstrap; retry: a later pass (said less). */
-void fw_decay_bootstrap(const fw_config_t *config, time_t now, fw_decay_clock_t *clock,
-			bool retry);
+void fw_decay_bootstrap(const fw_config_t *config, time_t now,
+			fw_decay_clock_t *clock, bool retry);
 /* One pass at now; advances *clock. */
-void fw_decay_pass(const fw_config_t *config, time_t now, fw_decay_clock_t *clock,
-		   fw_pass_report_t *report);
+void fw_decay_pass(const fw_config_t *config, time_t now,
+		   fw_decay_clock_t *clock, fw_pass_report_t *report);
 void fw_decay_pass_log(const fw_pass_report_t *report);
 /* init() without slurmdbd: the jobs' factors once, no thread. */
 void fw_decay_pass_once_without_thread(time_t now);

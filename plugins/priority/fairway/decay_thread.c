@@ -117,7 +117,8 @@ void fw_decay_thread_start(void)
 		 * priority plugin must not stop the controller. */
 		int err = pthread_create(&thread, NULL, thread_main, NULL);
 		if (err) {
-			fw_log(FW_LOG_ERROR, "cannot start the decay thread: %s; no decay, charging or fairshare until slurmctld restarts",
+			fw_log(FW_LOG_ERROR,
+			       "cannot start the decay thread: %s; no decay, charging or fairshare until slurmctld restarts",
 			       strerror(err));
 		} else {
 			running = true;

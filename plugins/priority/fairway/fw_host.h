@@ -16,51 +16,59 @@
 
 /* ---- locks.c: lock contracts that are checked ------------------------------ */
 /* Slurm's lock levels, restated (locks.c checks they match). */
-typedef enum { FW_NO_LOCK = 0, FW_READ_LOCK = 1, FW_WRITE_LOCK = 2 } fw_lock_level_t;
+typedef enum {
+	FW_NO_LOCK = 0,
+	FW_READ_LOCK = 1,
+	FW_WRITE_LOCK = 2
+} fw_lock_level_t;
 /* What the calling thread holds, as far as the plugin knows: passed to every
  * function whose contract needs a Slurm lock (see locks.c). */
 typedef struct {
-	fw_lock_level_t job, part;        /* slurmctld's */
+	fw_lock_level_t job, part; /* slurmctld's */
 	fw_lock_level_t assoc, qos, tres; /* assoc_mgr's */
 } fw_held_t;
 /* The lock sets the plugin takes; slurmctld's before assoc_mgr's when both
  * are held, never the other way round. */
 typedef enum {
-	FW_JOBS_READ,     /* job R, part R: finding and gathering jobs; sprio (22.05) */
-	FW_JOBS_WRITE,    /* job W, part R: storing priorities */
+	FW_JOBS_READ, /* job R, part R: finding and gathering jobs; sprio (22.05) */
+	FW_JOBS_WRITE, /* job W, part R: storing priorities */
 	FW_JOB_LIST_READ, /* job R: the run-seconds release at restart */
-	FW_SITE_FACTORS,  /* job W, node R, part R: the site factor plugin's update */
-	FW_SPRIO,         /* job R, node R, part R: sprio's list (22.05: the plugin locks) */
-	FW_ASSOCS_READ,   /* assoc R, qos R: job factors */
-	FW_FAIRSHARE,     /* assoc W: fairshare written back */
-	FW_USAGE_WRITE,   /* assoc W, qos W, tres R: usage charged, decayed, reset */
-	FW_BOOTSTRAP,     /* assoc W, tres R: usage rebuilt */
+	FW_SITE_FACTORS, /* job W, node R, part R: the site factor plugin's update */
+	FW_SPRIO, /* job R, node R, part R: sprio's list (22.05: the plugin locks) */
+	FW_ASSOCS_READ, /* assoc R, qos R: job factors */
+	FW_FAIRSHARE, /* assoc W: fairshare written back */
+	FW_USAGE_WRITE, /* assoc W, qos W, tres R: usage charged, decayed, reset */
+	FW_BOOTSTRAP, /* assoc W, tres R: usage rebuilt */
 } fw_lock_set_t;
 /* An entry point whose caller holds job W and part R (priority_p_set and
  * priority_p_job_end: slurm-22-05-8-1:src/slurmctld/job_mgr.c). */
-#define FW_HELD_BY_JOB_WRITER ((fw_held_t){ .job = FW_WRITE_LOCK, .part = FW_READ_LOCK })
+#define FW_HELD_BY_JOB_WRITER \
+	((fw_held_t){ .job = FW_WRITE_LOCK, .part = FW_READ_LOCK })
 /* sprio's RPC from 23.02: job R, node R, part R and QOS R
  * (slurm-23-02-8-1:src/slurmctld/proc_req.c _slurm_rpc_get_priority_factors). */
 #define FW_HELD_BY_SPRIO_CALLER \
-	((fw_held_t){ .job = FW_READ_LOCK, .part = FW_READ_LOCK, .qos = FW_READ_LOCK })
+	((fw_held_t){ .job = FW_READ_LOCK, \
+		      .part = FW_READ_LOCK, \
+		      .qos = FW_READ_LOCK })
 /* Take or release a set and record it in *held. */
 void fw_lock(fw_held_t *held, fw_lock_set_t set);
 void fw_unlock(fw_held_t *held, fw_lock_set_t set);
 /* locks.c. Whether Slurm's own lock checks (debug builds of slurmctld
  * only) agree that the calling thread holds these levels; true when
  * slurmctld has none. */
-bool fw_slurm_agrees(fw_lock_level_t job, fw_lock_level_t part, fw_lock_level_t assoc,
-		     fw_lock_level_t qos);
+bool fw_slurm_agrees(fw_lock_level_t job, fw_lock_level_t part,
+		     fw_lock_level_t assoc, fw_lock_level_t qos);
 /* lock_witness.c. Whether *held has at least the levels asked (FW_NO_LOCK: not needed);
  * when not, says so once per function and returns false. */
 bool fw_holds(const fw_held_t *held, const char *function, fw_lock_level_t job,
 	      fw_lock_level_t part, fw_lock_level_t assoc, fw_lock_level_t qos);
 /* At the top of a function: return (with the value given, if any) unless
  * its caller holds what it requires. */
-#define FW_REQUIRE(held, job, part, assoc, qos, ...)                             \
-	do {                                                                    \
-		if (!fw_holds((held), __func__, (job), (part), (assoc), (qos)))   \
-			return __VA_ARGS__;                                     \
+#define FW_REQUIRE(held, job, part, assoc, qos, ...) \
+	do { \
+		if (!fw_holds((held), __func__, (job), (part), (assoc), \
+			      (qos))) \
+			return __VA_ARGS__; \
 	} while (0)
 
 /* ---- host.c: what these files need of slurmctld --------------------------- */
@@ -103,12 +111,14 @@ fw_pass_t *fw_jobs_pass(void);
 bool fw_jobs_find(fw_held_t *held, fw_pass_t *pass);
 /* Requires job R, part R, assoc R and qos R. Gathers and computes every
  * eligible job of the records found. */
-void fw_jobs_gather(fw_held_t *held, fw_pass_t *pass, const fw_config_t *config, time_t now);
+void fw_jobs_gather(fw_held_t *held, fw_pass_t *pass, const fw_config_t *config,
+		    time_t now);
 /* Requires job W and part R. Stores the next slice of changed jobs (a job
  * changed since the gather is recomputed). Returns true when all are
  * stored (the pass's table is then sprio's); *recomputed is increased. */
-bool fw_jobs_store_slice(fw_held_t *held, fw_pass_t *pass, const fw_config_t *config,
-			 time_t now, size_t *recomputed);
+bool fw_jobs_store_slice(fw_held_t *held, fw_pass_t *pass,
+			 const fw_config_t *config, time_t now,
+			 size_t *recomputed);
 /* At fini: frees the pass's tables. */
 void fw_jobs_release(void);
 /* assocs.c. Take FW_FAIRSHARE (and the ledger in planned use) or
@@ -120,8 +130,9 @@ void fw_assocs_reset(const fw_config_t *config);
 /* charge.c. Requires job R (the pass's). Charges every job of the pass's
  * records the periodic pass charges, for [start_period, now]; returns how
  * many. */
-size_t fw_charge_running(fw_held_t *held, fw_pass_t *pass, const fw_config_t *config,
-			 time_t start_period, time_t now);
+size_t fw_charge_running(fw_held_t *held, fw_pass_t *pass,
+			 const fw_config_t *config, time_t start_period,
+			 time_t now);
 /* Takes FW_JOB_LIST_READ, then FW_USAGE_WRITE: at restart, releases from
  * GrpTRESRunMins what running jobs used before last_ran. */
 void fw_charge_restart_release(time_t last_ran);
@@ -129,9 +140,14 @@ void fw_charge_restart_release(time_t last_ran);
  * FW_BOOTSTRAP itself; only with an accounting connection. Requires, in
  * planned use, fw_ledger_load_once first: after a rebuild the ledger is
  * marked loaded. */
-typedef enum { FW_BOOT_REBUILT, FW_BOOT_NOT_NEEDED, FW_BOOT_RETRY } fw_boot_t;
-fw_boot_t fw_bootstrap_run(const fw_config_t *config, time_t now, time_t configured_last_reset,
-			   bool replace, bool retry);
+typedef enum {
+	FW_BOOT_REBUILT,
+	FW_BOOT_NOT_NEEDED,
+	FW_BOOT_RETRY
+} fw_boot_t;
+fw_boot_t fw_bootstrap_run(const fw_config_t *config, time_t now,
+			   time_t configured_last_reset, bool replace,
+			   bool retry);
 
 /* ---- planned_use.c: the ledger and its state file -------------------------- */
 /* The ledger, under its mutex (after the assoc_mgr locks in the order). */
@@ -152,11 +168,15 @@ void fw_ledger_mark_loaded(void);
 void fw_state_recover(uint16_t reset_period, time_t now, fw_recovery_t *out);
 /* Writes priority_last_decay_ran atomically; false on failure (said once). */
 bool fw_state_write_clock(time_t last_ran, time_t last_reset);
-typedef enum { FW_READ_OK, FW_READ_MISSING, FW_READ_UNREADABLE } fw_read_t;
+typedef enum {
+	FW_READ_OK,
+	FW_READ_MISSING,
+	FW_READ_UNREADABLE
+} fw_read_t;
 /* StateSaveLocation/<name><suffix> into *bytes (malloc; free it), under
  * the state-file lock. On UNREADABLE, *why says why (free it). */
-fw_read_t fw_state_read(const char *name, const char *suffix, char **bytes, size_t *length,
-                        char **why);
+fw_read_t fw_state_read(const char *name, const char *suffix, char **bytes,
+			size_t *length, char **why);
 /* Atomically replaces StateSaveLocation/<name>, keeping <name>.old. */
 bool fw_state_write(const char *name, const char *bytes, size_t length);
 /* Moves a damaged file aside to <name>.damaged; see state_files.c. */

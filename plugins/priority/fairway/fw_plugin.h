@@ -26,7 +26,8 @@
  * refuses any other). Each difference between
  * releases is an #if on this, here, in the file that uses it or at an entry point;
  * doc/slurm-integration.md lists them. */
-#define FW_SLURM_AT_LEAST(a, b, c) (SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(a, b, c))
+#define FW_SLURM_AT_LEAST(a, b, c) \
+	(SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(a, b, c))
 
 #include "src/common/assoc_mgr.h"
 #include "src/common/list.h"
@@ -74,10 +75,11 @@ typedef priority_factors_object_t priority_factors_t;
 #define fw_info(fmt, ...) info(FW_PREFIX fmt, ##__VA_ARGS__)
 #define fw_verbose(fmt, ...) verbose(FW_PREFIX fmt, ##__VA_ARGS__)
 #define fw_prio_enabled() ((slurm_conf.debug_flags & DEBUG_FLAG_PRIO) != 0)
-#define fw_prio(fmt, ...)                                           \
-  do {                                                              \
-    if (fw_prio_enabled()) info("PRIO: " FW_PREFIX fmt, ##__VA_ARGS__); \
-  } while (0)
+#define fw_prio(fmt, ...) \
+	do { \
+		if (fw_prio_enabled()) \
+			info("PRIO: " FW_PREFIX fmt, ##__VA_ARGS__); \
+	} while (0)
 
 /* Ask for the cache line holding a field ahead of its use (for reading,
  * or for writing). A prefetch of memory since freed neither faults nor
@@ -109,7 +111,8 @@ size_t fw_jobs_walk(fw_held_t *held, job_record_t ***records, size_t *size);
  * weighted partition factor and fills row_tres[tres_cnt] (when given)
  * with the job's weighted TRES factors in that partition. */
 double fw_jobs_partition_row(const job_record_t *job, const part_record_t *part,
-			     const fw_config_t *config, double *row_tres, uint32_t tres_cnt);
+			     const fw_config_t *config, double *row_tres,
+			     uint32_t tres_cnt);
 /* Requires job R. A job's several QOS (--qos=a,b, 24.11 and later), in the
  * order its priorities are indexed, or NULL for a job with one. */
 list_t *fw_jobs_qos_list(const job_record_t *job);
@@ -122,14 +125,15 @@ double fw_jobs_qos_row(const slurmdb_qos_rec_t *qos, const fw_config_t *config,
 /* What a 22.05 sprio asks for (later clients filter themselves): any may
  * be NULL. */
 typedef struct {
-  list_t *job_ids, *uids; /* of uint32_t */
-  const char *partitions; /* comma-separated names */
+	list_t *job_ids, *uids; /* of uint32_t */
+	const char *partitions; /* comma-separated names */
 } fw_sprio_filter_t;
 /* sprio's factors list (priority_p_get_priority_factors_list), for the jobs
  * uid may see. caller_locked: slurmctld holds job R, node R, part R and
  * QOS R (23.02 and later, FW_HELD_BY_SPRIO_CALLER); else it takes
  * FW_SPRIO itself (22.05, as multifactor). */
-list_t *fw_sprio_factors_list(const fw_sprio_filter_t *filter, uid_t uid, bool caller_locked);
+list_t *fw_sprio_factors_list(const fw_sprio_filter_t *filter, uid_t uid,
+			      bool caller_locked);
 /* Writes in's factors into *f: the numbers and, when in has TRES, TRES
  * arrays from xcalloc (Slurm frees them), weights from settings (which may
  * be NULL when in has no TRES). *f must be zeroed or hold factors written
@@ -150,7 +154,8 @@ long double fw_assocs_efctv(fw_held_t *held, const slurmdb_assoc_rec_t *assoc,
 			    const fw_config_t *config);
 /* Requires assoc W. The association's fs_factor in classic and
  * DEPTH_OBLIVIOUS modes: 2^(-UE/S/damping) of its fairshare association. */
-void fw_assocs_set_fs_factor(slurmdb_assoc_rec_t *assoc, const fw_config_t *config);
+void fw_assocs_set_fs_factor(slurmdb_assoc_rec_t *assoc,
+			     const fw_config_t *config);
 /* priority_p_set_assoc_usage. */
 void fw_assocs_set_usage(slurmdb_assoc_rec_t *assoc, const fw_config_t *config);
 
@@ -160,6 +165,7 @@ bool fw_charge_wanted(const job_record_t *job, const fw_config_t *config);
 /* Requires job R (job W with adjust_for_end); takes assoc W + qos W + tres R
  * (and the ledger). Returns false when the job's end was charged already. */
 bool fw_charge_one(fw_held_t *held, job_record_t *job, time_t start_period,
-		   time_t end_period, bool adjust_for_end, const fw_config_t *config);
+		   time_t end_period, bool adjust_for_end,
+		   const fw_config_t *config);
 
 #endif /* FAIRWAY_PLUGIN_FW_PLUGIN_H_ */

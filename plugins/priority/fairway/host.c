@@ -29,11 +29,12 @@ static double *tres_weights(void)
 {
 	if (!slurm_conf.priority_weight_tres || slurmctld_tres_cnt <= 0)
 		return NULL;
-	double *weights = slurm_get_tres_weight_array(slurm_conf.priority_weight_tres,
-						      slurmctld_tres_cnt, false);
+	double *weights = slurm_get_tres_weight_array(
+		slurm_conf.priority_weight_tres, slurmctld_tres_cnt, false);
 	if (!weights)
-		fw_error("PriorityWeightTRES: cannot use '%s' (TRES factors disabled)",
-			 slurm_conf.priority_weight_tres);
+		fw_error(
+			"PriorityWeightTRES: cannot use '%s' (TRES factors disabled)",
+			slurm_conf.priority_weight_tres);
 	return weights;
 }
 
@@ -68,7 +69,8 @@ void fw_load_config(bool with_slurmdbd, bool log_summary)
 
 const char *fw_host_state_dir(void)
 {
-	return slurm_conf.state_save_location ? slurm_conf.state_save_location : ".";
+	return slurm_conf.state_save_location ? slurm_conf.state_save_location :
+						".";
 }
 
 void fw_host_lock_state_files(void)

@@ -11,14 +11,16 @@
  * of slurmctld (Debian's is built with NDEBUG): where it is, it is asked too. */
 #include "fw_plugin.h"
 
-_Static_assert((int) FW_NO_LOCK == (int) NO_LOCK && (int) FW_READ_LOCK == (int) READ_LOCK &&
+_Static_assert((int) FW_NO_LOCK == (int) NO_LOCK &&
+		       (int) FW_READ_LOCK == (int) READ_LOCK &&
 		       (int) FW_WRITE_LOCK == (int) WRITE_LOCK,
 	       "lock levels restated wrongly");
 
 /* Weak: absent (NULL) from a slurmctld built with NDEBUG. */
-extern bool verify_lock(lock_datatype_t datatype, lock_level_t level) __attribute__((weak));
-extern bool verify_assoc_lock(assoc_mgr_lock_datatype_t datatype, lock_level_t level)
+extern bool verify_lock(lock_datatype_t datatype, lock_level_t level)
 	__attribute__((weak));
+extern bool verify_assoc_lock(assoc_mgr_lock_datatype_t datatype,
+			      lock_level_t level) __attribute__((weak));
 
 /* Each set: slurmctld's {conf, job, node, part, fed}, then assoc_mgr's. */
 static const struct {
@@ -28,13 +30,20 @@ static const struct {
 	[FW_JOBS_READ] = { .ctld = { .job = READ_LOCK, .part = READ_LOCK } },
 	[FW_JOBS_WRITE] = { .ctld = { .job = WRITE_LOCK, .part = READ_LOCK } },
 	[FW_JOB_LIST_READ] = { .ctld = { .job = READ_LOCK } },
-	[FW_SITE_FACTORS] = { .ctld = { .job = WRITE_LOCK, .node = READ_LOCK, .part = READ_LOCK } },
-	[FW_SPRIO] = { .ctld = { .job = READ_LOCK, .node = READ_LOCK, .part = READ_LOCK } },
-	[FW_ASSOCS_READ] = { .assoc_mgr = { .assoc = READ_LOCK, .qos = READ_LOCK } },
+	[FW_SITE_FACTORS] = { .ctld = { .job = WRITE_LOCK,
+					.node = READ_LOCK,
+					.part = READ_LOCK } },
+	[FW_SPRIO] = { .ctld = { .job = READ_LOCK,
+				 .node = READ_LOCK,
+				 .part = READ_LOCK } },
+	[FW_ASSOCS_READ] = { .assoc_mgr = { .assoc = READ_LOCK,
+					    .qos = READ_LOCK } },
 	[FW_FAIRSHARE] = { .assoc_mgr = { .assoc = WRITE_LOCK } },
-	[FW_USAGE_WRITE] = { .assoc_mgr = { .assoc = WRITE_LOCK, .qos = WRITE_LOCK,
+	[FW_USAGE_WRITE] = { .assoc_mgr = { .assoc = WRITE_LOCK,
+					    .qos = WRITE_LOCK,
 					    .tres = READ_LOCK } },
-	[FW_BOOTSTRAP] = { .assoc_mgr = { .assoc = WRITE_LOCK, .tres = READ_LOCK } },
+	[FW_BOOTSTRAP] = { .assoc_mgr = { .assoc = WRITE_LOCK,
+					  .tres = READ_LOCK } },
 };
 
 static bool is_ctld(fw_lock_set_t set)
@@ -69,12 +78,13 @@ void fw_unlock(fw_held_t *held, fw_lock_set_t set)
 	}
 }
 
-bool fw_slurm_agrees(fw_lock_level_t job, fw_lock_level_t part, fw_lock_level_t assoc,
-			 fw_lock_level_t qos)
+bool fw_slurm_agrees(fw_lock_level_t job, fw_lock_level_t part,
+		     fw_lock_level_t assoc, fw_lock_level_t qos)
 {
 	if (verify_lock && (!verify_lock(JOB_LOCK, (lock_level_t) job) ||
 			    !verify_lock(PART_LOCK, (lock_level_t) part)))
 		return false;
-	return !verify_assoc_lock || (verify_assoc_lock(ASSOC_LOCK, (lock_level_t) assoc) &&
-				      verify_assoc_lock(QOS_LOCK, (lock_level_t) qos));
+	return !verify_assoc_lock ||
+	       (verify_assoc_lock(ASSOC_LOCK, (lock_level_t) assoc) &&
+		verify_assoc_lock(QOS_LOCK, (lock_level_t) qos));
 }

@@ -31,7 +31,8 @@ static bool site_factor_started = false;
 
 /* The core restates Slurm's sentinels; they must agree. */
 _Static_assert(FW_NO_VAL == NO_VAL, "NO_VAL restated wrongly");
-_Static_assert(FW_NO_CONSUME_VAL64 == NO_CONSUME_VAL64, "NO_CONSUME_VAL64 restated wrongly");
+_Static_assert(FW_NO_CONSUME_VAL64 == NO_CONSUME_VAL64,
+	       "NO_CONSUME_VAL64 restated wrongly");
 _Static_assert(FW_NICE_OFFSET == NICE_OFFSET, "NICE_OFFSET restated wrongly");
 
 /* Where the decay thread starts, and where a controller without slurmdbd
@@ -76,12 +77,14 @@ FW_EXPORT int init(void)
 		/* multifactor calls fatal() here when PriorityWeightFairshare
 		 * is set; a priority plugin must not stop the controller. */
 		if (slurm_conf.priority_weight_fs)
-			fw_error("no association data from the database: fairshare disabled until slurmctld restarts with slurmdbd reachable");
+			fw_error(
+				"no association data from the database: fairshare disabled until slurmctld restarts with slurmdbd reachable");
 		fw_load_config(false, false);
 	}
 #if FW_SLURM_AT_LEAST(23, 2, 0)
 	if (site_factor_g_init() != SLURM_SUCCESS)
-		fw_error("the site factor plugin did not start: site factors stay 0");
+		fw_error(
+			"the site factor plugin did not start: site factors stay 0");
 #else
 	site_factor_plugin_init();
 #endif
@@ -132,7 +135,8 @@ FW_EXPORT uint32_t priority_p_set(uint32_t last_prio, job_record_t *job_ptr)
 	fw_pass_forget(fw_jobs_pass(), job_ptr->job_id);
 	fw_config_t *config = fw_config_get();
 	fw_held_t held = FW_HELD_BY_JOB_WRITER;
-	uint32_t priority = fw_jobs_compute_and_store(&held, job_ptr, config, time(NULL));
+	uint32_t priority =
+		fw_jobs_compute_and_store(&held, job_ptr, config, time(NULL));
 	fw_config_unref(config);
 	return priority;
 }
@@ -162,10 +166,13 @@ FW_EXPORT void priority_p_set_assoc_usage(slurmdb_assoc_rec_t *assoc)
 }
 
 #if !FW_SLURM_AT_LEAST(25, 11, 0) /* from 25.11 sshare reads fs_factor */
-FW_EXPORT double priority_p_calc_fs_factor(long double usage_efctv, long double shares_norm)
+FW_EXPORT double priority_p_calc_fs_factor(long double usage_efctv,
+					   long double shares_norm)
 {
 	/* The caller's own FairShareDampeningFactor, read live (sshare). */
-	uint16_t damp = slurm_conf.fs_dampening_factor ? slurm_conf.fs_dampening_factor : 1;
+	uint16_t damp = slurm_conf.fs_dampening_factor ?
+				slurm_conf.fs_dampening_factor :
+				1;
 	return fw_calc_fs_factor(usage_efctv, shares_norm, damp);
 }
 
@@ -181,8 +188,8 @@ FW_EXPORT list_t *priority_p_get_priority_factors_list(uid_t uid)
 /* 22.05: sprio's filters come in req_msg and the plugin locks. 23.02 and
  * 23.11: req_msg is NULL for clients of 23.02 and later (which filter
  * themselves), and slurmctld holds job R, node R, part R and QOS R. */
-FW_EXPORT list_t *priority_p_get_priority_factors_list(priority_factors_request_msg_t *req_msg,
-						       uid_t uid)
+FW_EXPORT list_t *priority_p_get_priority_factors_list(
+	priority_factors_request_msg_t *req_msg, uid_t uid)
 {
 	fw_sprio_filter_t filter = { 0 };
 	if (req_msg) {
@@ -199,6 +206,7 @@ FW_EXPORT void priority_p_job_end(job_record_t *job_ptr)
 {
 	fw_config_t *config = fw_config_get();
 	fw_held_t held = FW_HELD_BY_JOB_WRITER;
-	fw_charge_one(&held, job_ptr, fw_last_decay_ran(), time(NULL), true, config);
+	fw_charge_one(&held, job_ptr, fw_last_decay_ran(), time(NULL), true,
+		      config);
 	fw_config_unref(config);
 }
