@@ -8,6 +8,7 @@
 #include "check_config.h"
 #include "explain.h"
 #include "fairshare_table.h"
+#include "metrics.h"
 #include "simulate.h"
 #include "slurmctld/rpc_client.h"
 #include "usage.h"
@@ -32,6 +33,8 @@ int main(int argc, char** argv) {
   fairway::RegisterExplainCommand(app);
   // `fairway usage audit|export` (tool/usage.cc).
   fairway::RegisterUsageCommand(app);
+  // `fairway metrics` (tool/metrics.cc).
+  fairway::RegisterMetricsCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::RuntimeError& e) {

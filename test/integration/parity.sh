@@ -234,6 +234,28 @@ explain_all() {
   fi
 }
 
+# check_metrics MODE PLUGIN: `fairway metrics` parses as OpenMetrics (the
+# Prometheus client library's parser) and equals sshare -a -l -P, taken
+# just before, in every column of every association, and squeue's pending
+# jobs per association (metrics_check.py; doc/metrics.md).
+check_metrics() {
+  local mode=$1 plugin=$2 base="$out/$mode.$plugin"
+  [ -n "${FW_SLURM:-}" ] && [ -z "${FW_TOOL:-}" ] && return # said by explain_all
+  sshare -a -l -P > "$base.metrics-sshare"
+  squeue -h -t PD -o '%Q %u %a' > "$base.metrics-squeue"
+  if ! "$FAIRWAY" metrics > "$base.metrics" 2> "$base.metrics.err"; then
+    fail "$mode: fairway metrics failed under $plugin: $(head -3 "$base.metrics.err")"
+    return
+  fi
+  if /usr/bin/python3 "$(dirname "$0")/metrics_check.py" "$base.metrics" \
+      "$base.metrics-sshare" "$base.metrics-squeue" > "$base.metrics.check" 2>&1; then
+    pass "$mode: fairway metrics parses and equals sshare and squeue for every association under $plugin ($(tail -1 "$base.metrics.check"))"
+  else
+    fail "$mode: fairway metrics differs from sshare or squeue under $plugin"
+    head -20 "$base.metrics.check"
+  fi
+}
+
 # run_mode MODE FLAGS [EXTRA_PASSES]: extra passes let multifactor settle
 # where it reads values of an earlier pass (depth-oblivious, _set_assoc_usage_efctv in
 # slurm-22-05-8-1:src/plugins/priority/multifactor/priority_multifactor.c).
@@ -256,6 +278,7 @@ run_mode() {
     squeue -h -P -t PD -o '%i %Q %P' | sort > "$out/$mode.$plugin.squeue-P"
     capture_thresh_reasons "$out/$mode.$plugin.reasons"
     explain_all "$mode" "$plugin"
+    check_metrics "$mode" "$plugin"
   done
   compare_captures "$mode" "$out/$mode.multifactor" "$out/$mode.fairway"
   check_sshare_rows "$mode" "$out/$mode.multifactor.sshare"

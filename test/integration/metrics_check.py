@@ -1,0 +1,102 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""`fairway metrics` against sshare and squeue on a live cluster.
+
+Usage: metrics_check.py METRICS SSHARE SQUEUE_PD
+  METRICS    `fairway metrics` output, read with the Prometheus client
+             library's OpenMetrics parser (a parse error fails);
+  SSHARE     `sshare -a -l -P`, taken just before;
+  SQUEUE_PD  `squeue -h -t PD -o '%Q %u %a'` (the pending jobs).
+Every sshare row must have its association's samples: RawShares,
+NormShares, RawUsage, NormUsage, EffectvUsage, FairShare and LevelFS equal
+to sshare's within its rounding ("%f"; RawUsage an integer), a blank
+column no sample; and every association's pending jobs and the highest
+pending priority equal squeue's. Prints one line per difference and
+"N passed, M failed" (one check per association and per column).
+"""
+import math
+import sys
+from collections import defaultdict
+
+from prometheus_client.openmetrics.parser import text_string_to_metric_families
+
+COLUMNS = {  # sshare column -> metric family
+    "RawShares": "slurm_assoc_shares",
+    "NormShares": "slurm_assoc_shares_norm",
+    "RawUsage": "slurm_assoc_usage_raw",
+    "NormUsage": "slurm_assoc_usage_norm",
+    "EffectvUsage": "slurm_assoc_usage_effective",
+    "FairShare": "slurm_assoc_fairshare",
+    "LevelFS": "slurm_assoc_level_fs",
+}
+
+
+def main(metrics_file, sshare_file, squeue_file):
+    failed = passed = 0
+    samples = defaultdict(dict)  # family -> (account, user, partition) -> value
+    with open(metrics_file) as f:
+        for family in text_string_to_metric_families(f.read()):
+            for s in family.samples:
+                if "tres" in s.labels:
+                    continue
+                key = (s.labels["account"], s.labels["user"], s.labels["partition"])
+                samples[s.name][key] = s.value
+    with open(sshare_file) as f:
+        lines = [l.rstrip("\n") for l in f if l.strip()]
+    header = lines[0].split("|")
+    seen = set()
+    for line in lines[1:]:
+        row = dict(zip(header, line.split("|")))
+        key = (row["Account"].strip(), row.get("User", ""), row.get("Partition", ""))
+        seen.add(key)
+        for column, family in COLUMNS.items():
+            if column not in row:
+                continue
+            text, value = row[column].strip(), samples[family].get(key)
+            if column == "RawShares" and text == "parent":
+                text = ""
+            if text == "":
+                ok = value is None
+            elif value is None:
+                ok = False
+            elif column == "RawUsage":
+                ok = int(value) == int(text)
+            elif text in ("inf", "+inf"):
+                ok = math.isinf(value) and value > 0
+            else:
+                ok = abs(value - float(text)) <= 5.01e-7 * max(1.0, abs(value))
+            if ok:
+                passed += 1
+            else:
+                failed += 1
+                print(f"FAIL: metrics: {key}: {column} sshare '{text}', metrics {value}")
+    extra = [k for k in samples["slurm_assoc_usage_raw"] if k not in seen]
+    if extra:
+        failed += 1
+        print(f"FAIL: metrics: associations sshare does not show: {extra}")
+    pending = defaultdict(int)
+    first = {}
+    with open(squeue_file) as f:
+        for line in f:
+            prio, user, account = line.split()
+            pending[(account, user)] += 1
+            if int(prio) > 0:
+                first[(account, user)] = max(first.get((account, user), 0), int(prio))
+    for key in seen:
+        if key[2] != "" or key[1] == "":
+            continue  # jobs are matched to user associations without a partition
+        short = (key[0], key[1])
+        got = samples["slurm_assoc_jobs_pending"].get(key)
+        got_first = samples["slurm_assoc_first_pending_priority"].get(key)
+        if got == pending.get(short, 0) and got_first == first.get(short):
+            passed += 1
+        else:
+            failed += 1
+            print(f"FAIL: metrics: {key}: pending {got} first {got_first}, "
+                  f"squeue {pending.get(short, 0)} first {first.get(short)}")
+    print(f"{passed} passed, {failed} failed")
+    return 0 if failed == 0 and passed > 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(*sys.argv[1:4]))

@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// `fairway metrics`' text (tool/metrics.h): every family declared once,
+// the controller's values per association, sshare's FairShare rule by
+// mode and release, the queue's counts, and the OpenMetrics syntax.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <unistd.h>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "fairshare.h"
+#include "metrics.h"
+#include "slurm_values.h"
+
+namespace fairway {
+namespace {
+
+constexpr uint32_t k2205 = (22u << 16) | (5u << 8);
+constexpr uint32_t k2511 = (25u << 16) | (11u << 8);
+
+client::ControllerAssoc Assoc(uint32_t id, uint32_t parent, const std::string& acct,
+                              const std::string& user, uint32_t shares, double norm,
+                              long double raw, long double efctv, double fs, long double level) {
+  client::ControllerAssoc a;
+  a.node.id = id;
+  a.node.parent_id = parent;
+  a.node.acct = acct;
+  a.node.user = user;
+  a.node.shares_raw = shares;
+  a.node.usage_raw = raw;
+  a.shares_norm = norm;
+  a.usage_norm = efctv;
+  a.usage_efctv = efctv;
+  a.fs_factor = fs;
+  a.level_fs = level;
+  return a;
+}
+
+client::ControllerState State(uint32_t flags) {
+  client::ControllerState s;
+  s.params.flags = flags;
+  s.params.damp_factor = 1;
+  s.tres_names = {"cpu", "mem", "node"};
+  s.assocs.push_back(Assoc(1, 0, "root", "", kNoVal, 1.0, 1000, 1.0, 0, kNoVal));
+  s.assocs.push_back(Assoc(2, 1, "phys\"ics", "", 3, 0.75, 600, 0.6, 0, 1.25));
+  s.assocs.push_back(Assoc(3, 2, "phys\"ics", "alice", 1, 0.375, 600, 0.6, 0.5, 0.625));
+  // Fairshare=parent: no RawShares and no LevelFS of its own.
+  s.assocs.push_back(Assoc(4, 2, "phys\"ics", "bob", kSharesUseParent, 0.75, 0, 0, 1.0, 0));
+  // A user whose effective usage the controller has not computed.
+  s.assocs.push_back(Assoc(5, 1, "root", "carol", 1, 0.25, 400, kNoVal, 0.25, INFINITY));
+  return s;
+}
+
+client::ControllerJob Job(uint32_t id, uint32_t assoc, bool pending, uint32_t state,
+                          uint32_t priority, std::vector<uint64_t> req,
+                          std::vector<uint64_t> alloc = {}) {
+  client::ControllerJob j;
+  j.job_id = id;
+  j.assoc_id = assoc;
+  j.pending = pending;
+  j.job_state = state;
+  j.priority = priority;
+  j.tres_req = std::move(req);
+  j.tres_alloc = std::move(alloc);
+  return j;
+}
+
+// name{labels} -> value, and each family's TYPE lines; checks the syntax
+// on the way (every sample's family declared before it, one HELP and one
+// TYPE per family, # EOF last).
+struct Parsed {
+  std::map<std::string, std::string> samples;
+  std::map<std::string, int> types, helps;
+};
+
+Parsed Parse(const std::string& text) {
+  Parsed p;
+  std::istringstream in(text);
+  std::string line, last;
+  while (std::getline(in, line)) {
+    last = line;
+    if (line == "# EOF") continue;
+    if (line.rfind("# TYPE ", 0) == 0) {
+      std::istringstream f(line.substr(7));
+      std::string name, type;
+      f >> name >> type;
+      EXPECT_EQ(type, "gauge") << line;
+      ++p.types[name];
+      continue;
+    }
+    if (line.rfind("# HELP ", 0) == 0) {
+      ++p.helps[line.substr(7, line.find(' ', 7) - 7)];
+      continue;
+    }
+    size_t brace = line.find('{');
+    size_t close = line.rfind("} ");
+    EXPECT_NE(brace, std::string::npos) << line;
+    EXPECT_NE(close, std::string::npos) << line;
+    if (brace == std::string::npos || close == std::string::npos) continue;
+    EXPECT_EQ(p.types.count(line.substr(0, brace)), 1u) << "undeclared family: " << line;
+    p.samples[line.substr(0, close + 1)] = line.substr(close + 2);
+  }
+  EXPECT_EQ(last, "# EOF");
+  for (const auto& [name, n] : p.types) {
+    EXPECT_EQ(n, 1) << name;
+    EXPECT_EQ(p.helps[name], 1) << name;
+  }
+  return p;
+}
+
+const char* kAlice = "{account=\"phys\\\"ics\",user=\"alice\",partition=\"\"}";
+const char* kBob = "{account=\"phys\\\"ics\",user=\"bob\",partition=\"\"}";
+const char* kPhysics = "{account=\"phys\\\"ics\",user=\"\",partition=\"\"}";
+const char* kCarol = "{account=\"root\",user=\"carol\",partition=\"\"}";
+const char* kRoot = "{account=\"root\",user=\"\",partition=\"\"}";
+
+TEST(MetricsTest, FairTreeShowsTheControllersValues) {
+  Parsed p = Parse(RenderMetrics(State(kFlagFairTree), {}, k2205));
+  EXPECT_EQ(p.samples[std::string("slurm_assoc_shares") + kAlice], "1");
+  EXPECT_EQ(p.samples[std::string("slurm_assoc_shares_norm") + kAlice], "0.375");
+  EXPECT_EQ(p.samples[std::string("slurm_assoc_usage_raw") + kAlice], "600");
+  EXPECT_EQ(p.samples[std::string("slurm_assoc_usage_effective") + kAlice], "0.59999999999999998");
+  EXPECT_EQ(p.samples[std::string("slurm_assoc_level_fs") + kAlice], "0.625");
+  EXPECT_EQ(p.samples[std::string("slurm_assoc_fairshare") + kAlice], "0.5");
+  // LevelFS inf is +Inf; an uncomputed EffectvUsage has no sample.
+  EXPECT_EQ(p.samples[std::string("slurm_assoc_level_fs") + kCarol], "+Inf");
+  EXPECT_EQ(p.samples.count(std::string("slurm_assoc_usage_effective") + kCarol), 0u);
+  // Fairshare=parent: no RawShares, no LevelFS; Fair Tree: no FairShare for
+  // accounts; the root has no RawShares (sshare's blank) but its NormShares.
+  EXPECT_EQ(p.samples.count(std::string("slurm_assoc_shares") + kBob), 0u);
+  EXPECT_EQ(p.samples.count(std::string("slurm_assoc_level_fs") + kBob), 0u);
+  EXPECT_EQ(p.samples.count(std::string("slurm_assoc_fairshare") + kPhysics), 0u);
+  EXPECT_EQ(p.samples.count(std::string("slurm_assoc_shares") + kRoot), 0u);
+  EXPECT_EQ(p.samples[std::string("slurm_assoc_usage_raw") + kRoot], "1000");
+  EXPECT_EQ(p.samples[std::string("slurm_assoc_shares_norm") + kRoot], "1");
+}
+
+TEST(MetricsTest, ClassicFairShareIsComputedBefore2511AndStoredFrom2511) {
+  client::ControllerState s = State(0);  // NO_FAIR_TREE
+  Parsed before = Parse(RenderMetrics(s, {}, k2205));
+  double alice = CalcFsFactor(0.6L, 0.375L, 1);
+  EXPECT_NEAR(std::stod(before.samples[std::string("slurm_assoc_fairshare") + kAlice]), alice,
+              1e-15);
+  // Accounts too, as sshare computes it for every row.
+  EXPECT_NEAR(std::stod(before.samples[std::string("slurm_assoc_fairshare") + kPhysics]),
+              CalcFsFactor(0.6L, 0.75L, 1), 1e-15);
+  EXPECT_EQ(before.samples.count(std::string("slurm_assoc_fairshare") + kCarol), 0u);
+  EXPECT_NEAR(std::stod(before.samples[std::string("slurm_assoc_fairshare") + kRoot]),
+              CalcFsFactor(1.0L, 1.0L, 1), 1e-15);
+  Parsed after = Parse(RenderMetrics(s, {}, k2511));
+  EXPECT_EQ(after.samples[std::string("slurm_assoc_fairshare") + kAlice], "0.5");
+  EXPECT_EQ(after.samples[std::string("slurm_assoc_fairshare") + kCarol], "0.25");
+  EXPECT_EQ(after.samples.count(std::string("slurm_assoc_fairshare") + kPhysics), 0u);
+}
+
+TEST(MetricsTest, QueuePerAssociation) {
+  std::vector<client::ControllerJob> jobs = {
+      Job(10, 3, true, 0, 500, {2, 1000, 1}),
+      Job(11, 3, true, 0, 900, {1, 500, 1}),
+      Job(12, 3, true, 0, 0, {4, 100, 1}),           // held: counted, never first
+      Job(13, 3, false, 1, 700, {2, 1000, 1}, {2, 1000, 1}),  // running
+      Job(14, 3, false, 3, 700, {2, 1000, 1}, {2, 1000, 1}),  // completed: not counted
+  };
+  Parsed p = Parse(RenderMetrics(State(kFlagFairTree), jobs, k2205));
+  const std::string cpu = "{account=\"phys\\\"ics\",user=\"alice\",partition=\"\",tres=\"cpu\"}";
+  const std::string mem = "{account=\"phys\\\"ics\",user=\"alice\",partition=\"\",tres=\"mem\"}";
+  EXPECT_EQ(p.samples[std::string("slurm_assoc_jobs_pending") + kAlice], "3");
+  EXPECT_EQ(p.samples[std::string("slurm_assoc_jobs_running") + kAlice], "1");
+  EXPECT_EQ(p.samples["slurm_assoc_tres_pending" + cpu], "7");
+  EXPECT_EQ(p.samples["slurm_assoc_tres_pending" + mem], "1600");
+  EXPECT_EQ(p.samples["slurm_assoc_tres_running" + cpu], "2");
+  EXPECT_EQ(p.samples[std::string("slurm_assoc_first_pending_priority") + kAlice], "900");
+  // Every association has its counts, 0 without jobs, and no first job.
+  EXPECT_EQ(p.samples[std::string("slurm_assoc_jobs_pending") + kBob], "0");
+  EXPECT_EQ(p.samples.count(std::string("slurm_assoc_first_pending_priority") + kBob), 0u);
+}
+
+// A real OpenMetrics parser (the Prometheus client library's, Debian's
+// python3-prometheus-client, scripts/install-deps) reads the whole text,
+// and finds as many samples as it holds lines.
+TEST(MetricsTest, PrometheusClientParsesIt) {
+  if (std::system("/usr/bin/python3 -c 'import prometheus_client.openmetrics.parser' "
+                  "> /dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "no python3-prometheus-client";
+  }
+  std::vector<client::ControllerJob> jobs = {Job(10, 3, true, 0, 500, {2, 1000, 1}),
+                                             Job(13, 5, false, 1, 700, {2, 1000, 1}, {2, 1000, 1})};
+  const std::string text = RenderMetrics(State(kFlagFairTree), jobs, k2205);
+  size_t lines = 0;
+  for (char c : text) lines += c == '\n';
+  Parsed p = Parse(text);
+  const char* tmp = std::getenv("TMPDIR");
+  const std::string path = std::string(tmp ? tmp : "/tmp") + "/fairway-metrics-test-" +
+                           std::to_string(::getpid()) + ".txt";
+  std::ofstream(path) << text;
+  const std::string check =
+      "/usr/bin/python3 -c 'import sys\n"
+      "from prometheus_client.openmetrics.parser import text_string_to_metric_families as f\n"
+      "n = sum(len(m.samples) for m in f(open(sys.argv[1]).read()))\n"
+      "sys.exit(0 if n == int(sys.argv[2]) else 1)' " +
+      path + " " + std::to_string(p.samples.size());
+  EXPECT_EQ(std::system(check.c_str()), 0) << text;
+  std::remove(path.c_str());
+  EXPECT_GT(p.samples.size(), 20u);
+  EXPECT_EQ(lines, p.samples.size() + 2 * p.types.size() + 1);
+}
+
+}  // namespace
+}  // namespace fairway

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// `fairway metrics` (metrics.h): the controller's state through libslurm,
+// printed once (for node_exporter's textfile collector: write to a
+// temporary file and rename it into the collector's directory).
+#include "metrics.h"
+
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+namespace fairway {
+
+namespace {
+
+struct MetricsOptions {
+  std::string out;  // a file, written whole then renamed into place
+};
+
+int PrintMetrics(const MetricsOptions& options) {
+  client::ControllerState state;
+  std::vector<client::ControllerJob> jobs;
+  std::string error;
+  if (!client::LoadControllerState(&state, &error) ||
+      !client::LoadJobs(&jobs, state.tres_names, &error)) {
+    std::fprintf(stderr, "fairway metrics: %s\n", error.c_str());
+    return 3;
+  }
+  const std::string text = RenderMetrics(state, jobs, client::BuiltSlurmVersion());
+  if (options.out.empty()) {
+    std::fputs(text.c_str(), stdout);
+    return 0;
+  }
+  // The collector must never read half a file: write beside it, rename.
+  const std::string tmp = options.out + ".tmp";
+  {
+    std::ofstream file(tmp, std::ios::trunc);
+    file << text;
+    if (!file.flush()) {
+      std::fprintf(stderr, "fairway metrics: cannot write %s\n", tmp.c_str());
+      return 3;
+    }
+  }
+  if (std::rename(tmp.c_str(), options.out.c_str()) != 0) {
+    std::perror(("fairway metrics: cannot rename " + tmp + " to " + options.out).c_str());
+    return 3;
+  }
+  return 0;
+}
+
+}  // namespace
+
+void RegisterMetricsCommand(CLI::App& app) {
+  auto options = std::make_shared<MetricsOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "metrics", "Fairshare and queue per association in the OpenMetrics text format, once");
+  sub->add_option("-o,--output", options->out,
+                  "Write to this file (atomically: written beside it, then renamed), e.g. in "
+                  "node_exporter's textfile directory");
+  sub->callback([options]() {
+    int rc = PrintMetrics(*options);
+    if (rc) throw CLI::RuntimeError(rc);
+  });
+}
+
+}  // namespace fairway

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// `fairway metrics`: the controller's fairshare and queue per association
+// in the OpenMetrics text format, for Prometheus (node_exporter's textfile
+// collector, or a scrape of its output). Names follow Slurm's own
+// metrics/openmetrics plugin (slurm-25-11-7-1:src/plugins/metrics/
+// openmetrics/openmetrics.c: slurm_<object>_<what>, gauges), with the
+// object `assoc` and the labels account, user and partition (user and
+// partition empty for an account; a bounded set: one series per
+// association and TRES). doc/metrics.md lists every family.
+#ifndef FAIRWAY_TOOL_METRICS_H_
+#define FAIRWAY_TOOL_METRICS_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "slurmctld/rpc_client.h"
+
+namespace CLI {
+class App;
+}
+
+namespace fairway {
+
+// The exposition of state and jobs, ending with "# EOF". slurm_version is
+// the controller's release (SLURM_VERSION_NUMBER): from 25.11 sshare's
+// FairShare is each user's stored fs_factor in every mode, before it only
+// in Fair Tree's (classic modes compute it from EffectvUsage and
+// NormShares, as the core's CalcFsFactor does). Values are the
+// controller's: what sshare shows (at full precision) for the
+// association's own columns, and counts over jobs (pending: not yet
+// started; running: JOB_RUNNING) for the queue. A value the controller
+// holds as NO_VAL (not computed) has no sample. Pure: no RPC.
+std::string RenderMetrics(const client::ControllerState& state,
+                          const std::vector<client::ControllerJob>& jobs, uint32_t slurm_version);
+
+void RegisterMetricsCommand(CLI::App& app);
+
+}  // namespace fairway
+
+#endif  // FAIRWAY_TOOL_METRICS_H_
