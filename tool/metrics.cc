@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // `fairway metrics` (metrics.h): the controller's state through libslurm,
 // printed once (for node_exporter's textfile collector: write to a
-// temporary file and rename it into the collector's directory).
+// temporary file and rename it into the collector's directory), or served
+// at /metrics for each scrape (--listen, metrics_server.h).
 #include "metrics.h"
 
 #include <CLI/CLI.hpp>
@@ -10,24 +11,46 @@
 #include <fstream>
 #include <string>
 
+#include "metrics_server.h"
+
 namespace fairway {
 
 namespace {
 
 struct MetricsOptions {
-  std::string out;  // a file, written whole then renamed into place
+  std::string out;     // a file, written whole then renamed into place
+  std::string listen;  // ADDR:PORT to serve /metrics on
 };
 
-int PrintMetrics(const MetricsOptions& options) {
+// One reading of the controller, rendered.
+MetricsBody Produce() {
   client::ControllerState state;
   std::vector<client::ControllerJob> jobs;
   std::string error;
   if (!client::LoadControllerState(&state, &error) ||
       !client::LoadJobs(&jobs, state.tres_names, &error)) {
-    std::fprintf(stderr, "fairway metrics: %s\n", error.c_str());
+    return {false, error};
+  }
+  return {true, RenderMetrics(state, jobs, client::BuiltSlurmVersion())};
+}
+
+int PrintMetrics(const MetricsOptions& options) {
+  if (!options.listen.empty()) {
+    std::string error;
+    int fd = ListenOn(options.listen, &error);
+    if (fd < 0) {
+      std::fprintf(stderr, "fairway metrics: %s\n", error.c_str());
+      return 2;
+    }
+    std::fprintf(stderr, "fairway metrics: serving /metrics on port %d\n", BoundPort(fd));
+    return ServeMetrics(fd, Produce, nullptr);
+  }
+  MetricsBody body = Produce();
+  if (!body.ok) {
+    std::fprintf(stderr, "fairway metrics: %s\n", body.text.c_str());
     return 3;
   }
-  const std::string text = RenderMetrics(state, jobs, client::BuiltSlurmVersion());
+  const std::string& text = body.text;
   if (options.out.empty()) {
     std::fputs(text.c_str(), stdout);
     return 0;
@@ -58,6 +81,10 @@ void RegisterMetricsCommand(CLI::App& app) {
   sub->add_option("-o,--output", options->out,
                   "Write to this file (atomically: written beside it, then renamed), e.g. in "
                   "node_exporter's textfile directory");
+  sub->add_option("--listen", options->listen,
+                  "Serve /metrics over HTTP on ADDR:PORT (:PORT for every address), reading "
+                  "the controller at each scrape")
+      ->excludes("--output");
   sub->callback([options]() {
     int rc = PrintMetrics(*options);
     if (rc) throw CLI::RuntimeError(rc);

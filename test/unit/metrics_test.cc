@@ -9,6 +9,10 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <thread>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 #include <sstream>
 #include <string>
@@ -16,6 +20,7 @@
 
 #include "fairshare.h"
 #include "metrics.h"
+#include "metrics_server.h"
 #include "slurm_values.h"
 
 namespace fairway {
@@ -209,6 +214,69 @@ TEST(MetricsTest, PrometheusClientParsesIt) {
   std::remove(path.c_str());
   EXPECT_GT(p.samples.size(), 20u);
   EXPECT_EQ(lines, p.samples.size() + 2 * p.types.size() + 1);
+}
+
+// One HTTP/1.0 exchange with the server on 127.0.0.1:port.
+std::string Fetch(int port, const std::string& request) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_port = htons(static_cast<uint16_t>(port));
+  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0) {
+    ::close(fd);
+    return "";
+  }
+  ::send(fd, request.data(), request.size(), 0);
+  std::string reply;
+  char buf[4096];
+  ssize_t n;
+  while ((n = ::recv(fd, buf, sizeof buf, 0)) > 0) reply.append(buf, static_cast<size_t>(n));
+  ::close(fd);
+  return reply;
+}
+
+TEST(MetricsTest, ServesMetricsAtEachScrape) {
+  std::string error;
+  int fd = ListenOn("127.0.0.1:0", &error);
+  ASSERT_GE(fd, 0) << error;
+  const int port = BoundPort(fd);
+  std::atomic<bool> stop{false};
+  std::atomic<int> scrapes{0};
+  std::atomic<bool> down{false};
+  std::thread server([&]() {
+    ServeMetrics(fd,
+                 [&]() -> MetricsBody {
+                   ++scrapes;
+                   if (down) return {false, "cannot reach slurmctld"};
+                   return {true, RenderMetrics(State(kFlagFairTree), {}, k2205)};
+                 },
+                 &stop);
+  });
+  std::string ok = Fetch(port, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
+  EXPECT_EQ(ok.rfind("HTTP/1.0 200 OK\r\n", 0), 0u) << ok;
+  EXPECT_NE(ok.find("Content-Type: application/openmetrics-text; version=1.0.0"), std::string::npos);
+  const std::string body = ok.substr(ok.find("\r\n\r\n") + 4);
+  EXPECT_EQ(body, RenderMetrics(State(kFlagFairTree), {}, k2205));
+  EXPECT_EQ(Fetch(port, "GET / HTTP/1.0\r\n\r\n").rfind("HTTP/1.0 404", 0), 0u);
+  EXPECT_EQ(Fetch(port, "POST /metrics HTTP/1.0\r\n\r\n").rfind("HTTP/1.0 405", 0), 0u);
+  down = true;
+  std::string unavailable = Fetch(port, "GET /metrics?x=1 HTTP/1.0\r\n\r\n");
+  EXPECT_EQ(unavailable.rfind("HTTP/1.0 503", 0), 0u) << unavailable;
+  EXPECT_NE(unavailable.find("cannot reach slurmctld"), std::string::npos);
+  EXPECT_EQ(scrapes.load(), 2);  // the controller is read per scrape of /metrics only
+  stop = true;
+  server.join();
+}
+
+TEST(MetricsTest, ListenRejectsBadAddresses) {
+  std::string error;
+  EXPECT_LT(ListenOn("9817", &error), 0);
+  EXPECT_NE(error.find("ADDR:PORT"), std::string::npos);
+  EXPECT_LT(ListenOn("127.0.0.1:99999", &error), 0);
+  EXPECT_NE(error.find("0 to 65535"), std::string::npos);
+  EXPECT_LT(ListenOn("localhost:9817", &error), 0);
+  EXPECT_NE(error.find("not an IPv4 address"), std::string::npos);
 }
 
 }  // namespace
