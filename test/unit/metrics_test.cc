@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <regex>
+#include <set>
 #include <thread>
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -277,6 +279,26 @@ TEST(MetricsTest, ListenRejectsBadAddresses) {
   EXPECT_NE(error.find("0 to 65535"), std::string::npos);
   EXPECT_LT(ListenOn("localhost:9817", &error), 0);
   EXPECT_NE(error.find("not an IPv4 address"), std::string::npos);
+}
+
+// Every family the shipped Grafana dashboard queries is one RenderMetrics
+// writes (a renamed family would leave its panel empty).
+TEST(MetricsTest, GrafanaDashboardQueriesExistingFamilies) {
+  std::ifstream file(std::string(FAIRWAY_TEST_DATA) + "/../../../etc/grafana/fairway-fairshare.json");
+  ASSERT_TRUE(file.good());
+  std::string json((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  std::vector<client::ControllerJob> jobs = {
+      Job(10, 3, true, 0, 500, {2, 1000, 1}),
+      Job(13, 3, false, 1, 700, {2, 1000, 1}, {2, 1000, 1})};
+  Parsed p = Parse(RenderMetrics(State(kFlagFairTree), jobs, k2205));
+  std::set<std::string> queried;
+  const std::regex family("slurm_assoc_[a-z_]+");
+  for (auto it = std::sregex_iterator(json.begin(), json.end(), family); it != std::sregex_iterator();
+       ++it) {
+    queried.insert(it->str());
+  }
+  EXPECT_GE(queried.size(), 6u);
+  for (const std::string& name : queried) EXPECT_EQ(p.types.count(name), 1u) << name;
 }
 
 }  // namespace
