@@ -26,6 +26,7 @@
 #include "fairshare.h"
 #include "flat_priority.h"
 #include "job_priority.h"
+#include "metrics.h"
 #include "params.h"
 #include "planned_use.h"
 #include "ranged_tree.h"
@@ -365,6 +366,48 @@ void PrintTreeShapes() {
   std::fflush(stdout);
 }
 
+// `fairway metrics`' text of a 10,000-association tree with 20,000 jobs
+// (issue 48: under a second): the controller's values as the generated
+// tree's recomputed fairshare, jobs spread over the users.
+void BM_MetricsRender(benchmark::State& state, size_t n_assocs, size_t n_jobs) {
+  const AssocTree& tree = Tree(n_assocs, FairshareMode::kFairTree);
+  const Params params = fb::BenchParams(FairshareMode::kFairTree);
+  const FairshareResults r = fairway::ComputeFairshare(tree, params, nullptr, 0);
+  fairway::client::ControllerState controller;
+  controller.params = params;
+  controller.tres_names = {"cpu", "mem", "energy", "node", "billing"};
+  std::vector<uint32_t> users;
+  for (size_t i = 0; i < tree.size(); ++i) {
+    fairway::client::ControllerAssoc a;
+    a.node = tree.node(static_cast<int32_t>(i));
+    a.shares_norm = tree.links(static_cast<int32_t>(i)).shares_norm;
+    a.usage_norm = r.assocs[i].usage_efctv;
+    a.usage_efctv = r.assocs[i].usage_efctv;
+    a.fs_factor = r.assocs[i].job_factor;
+    a.level_fs = r.assocs[i].level_fs;
+    if (a.node.is_user()) users.push_back(a.node.id);
+    controller.assocs.push_back(a);
+  }
+  std::vector<fairway::client::ControllerJob> jobs(n_jobs);
+  for (size_t j = 0; j < n_jobs; ++j) {
+    jobs[j].job_id = static_cast<uint32_t>(1000 + j);
+    jobs[j].assoc_id = users[(j * 7919) % users.size()];
+    jobs[j].pending = j % 5 != 0;
+    jobs[j].job_state = jobs[j].pending ? 0 : 1;
+    jobs[j].priority = static_cast<uint32_t>(100000 + (j * 104729) % 900000);
+    jobs[j].tres_req = {1 + j % 4, 1000 * (1 + j % 8), 0, 1, 1 + j % 4};
+    if (!jobs[j].pending) jobs[j].tres_alloc = jobs[j].tres_req;
+  }
+  size_t bytes = 0;
+  for (auto _ : state) {
+    std::string text = fairway::RenderMetrics(controller, jobs, (22u << 16) | (5u << 8));
+    bytes = text.size();
+    benchmark::DoNotOptimize(text.data());
+  }
+  state.counters["assocs"] = static_cast<double>(tree.size());
+  state.counters["bytes"] = static_cast<double>(bytes);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -385,6 +428,9 @@ int main(int argc, char** argv) {
   benchmark::RegisterBenchmark(Name("ApiPass", "jobs", 20000).c_str(), BM_ApiPass, size_t{20000})
       ->Unit(benchmark::kMillisecond);
   benchmark::RegisterBenchmark("IssuePass/fair_tree_1100assocs_20000jobs", BM_IssuePass)
+      ->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("MetricsRender/10000assocs_20000jobs", BM_MetricsRender,
+                               size_t{10000}, size_t{20000})
       ->Unit(benchmark::kMillisecond);
 
   benchmark::Initialize(&argc, argv);
@@ -409,6 +455,7 @@ int main(int argc, char** argv) {
   for (FairshareMode mode : kModes) check(Name("Fairshare", fairway::FairshareModeName(mode), 100000), 20);
   check(Name("JobPriority", "jobs", 1000000), 100);
   check(Name("FlatPriority", "jobs", 1000000), 100);
+  check("MetricsRender/10000assocs_20000jobs", 1000);
   if (checked == 0) std::printf("  (no target benchmark ran)\n");
   std::printf("%s\n", failed ? "SOME TARGETS MISSED" : "all targets met");
   // Report, do not fail the build: the figures are what matters.
