@@ -87,9 +87,12 @@ int32_t FindExplainAssoc(const ExplainModel& model, const std::string& account,
 
 std::vector<JobExplanation> ExplainJob(const ExplainModel& model, const client::ControllerJob& job,
                                        const std::vector<client::ControllerFactors>& factors,
-                                       int64_t now) {
+                                       int64_t now, const Params* controller_params,
+                                       int64_t age_shift_s) {
   const client::ControllerState& state = model.state;
   const Params& params = state.params;
+  // The weights sprio's factors were multiplied by.
+  const Params& weighted = controller_params ? *controller_params : params;
   JobInputs base;
   base.job_id = job.job_id;
   base.accrue_time = job.accrue_time;
@@ -161,16 +164,16 @@ std::vector<JobExplanation> ExplainJob(const ExplainModel& model, const client::
       // weighted value, so the core still computes the sum and the integer.
       if (fairshare_hidden) {
         row.from_controller.push_back("fairshare");
-        if (row.controller && params.weight_fairshare) {
-          row.inputs.fairshare_factor = row.controller->fairshare / params.weight_fairshare;
+        if (row.controller && weighted.weight_fairshare) {
+          row.inputs.fairshare_factor = row.controller->fairshare / weighted.weight_fairshare;
         }
       }
-      if (assoc_priority_hidden && params.weight_assoc) {
+      if (assoc_priority_hidden && weighted.weight_assoc) {
         row.from_controller.push_back("association");
         if (row.controller) {
-          const double factor = row.controller->assoc / params.weight_assoc;
+          const double factor = row.controller->assoc / weighted.weight_assoc;
           row.inputs.assoc_priority_norm = factor;
-          if (params.flags & kFlagNoNormalAssoc) {
+          if (weighted.flags & kFlagNoNormalAssoc) {
             row.inputs.assoc_priority = static_cast<uint32_t>(std::llround(factor));
           }
         }
@@ -182,12 +185,12 @@ std::vector<JobExplanation> ExplainJob(const ExplainModel& model, const client::
       row.age_now = ComputeJobPriority(row.inputs, params, cluster, now).factors.age;
       // Age at the controller's last computation: its weighted value / weight.
       int64_t age_time = now;
-      if (row.controller && params.weight_age && params.max_age_s > 0 && job.accrue_time) {
-        double age_factor = row.controller->age / params.weight_age;
-        age_time = job.accrue_time + static_cast<int64_t>(std::llround(age_factor * params.max_age_s));
+      if (row.controller && weighted.weight_age && weighted.max_age_s > 0 && job.accrue_time) {
+        double age_factor = row.controller->age / weighted.weight_age;
+        age_time = job.accrue_time + static_cast<int64_t>(std::llround(age_factor * weighted.max_age_s));
         if (age_factor >= 1.0) age_time = std::max<int64_t>(age_time, now);
       }
-      row.result = ComputeJobPriority(row.inputs, params, cluster, age_time);
+      row.result = ComputeJobPriority(row.inputs, params, cluster, age_time + age_shift_s);
       if (row.controller) {
         const auto& c = *row.controller;
         const auto& w = row.result.weighted;

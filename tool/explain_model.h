@@ -61,9 +61,14 @@ struct JobExplanation {
 // partition-major, each with its QOS's factor, as the controller queues it. The age factor
 // changes every second until PriorityMaxAge: the controller's value (from
 // sprio) is used for the comparison, and age_now shows today's.
+// `fairway whatif` recomputes under changed settings: controller_params
+// (default the model's) are those sprio's factors were weighted with, to
+// read the controller's age and hidden factors back, and age_shift_s moves
+// every job's age on (--age).
 std::vector<JobExplanation> ExplainJob(const ExplainModel& model, const client::ControllerJob& job,
                                        const std::vector<client::ControllerFactors>& factors,
-                                       int64_t now);
+                                       int64_t now, const Params* controller_params = nullptr,
+                                       int64_t age_shift_s = 0);
 
 // Index of the association of account[/user] (user empty = the account's
 // own association) in the tree, which is also its index in state.assocs

@@ -12,6 +12,7 @@
 #include "simulate.h"
 #include "slurmctld/rpc_client.h"
 #include "usage.h"
+#include "whatif.h"
 
 namespace {
 
@@ -35,6 +36,8 @@ int main(int argc, char** argv) {
   fairway::RegisterUsageCommand(app);
   // `fairway metrics` (tool/metrics.cc).
   fairway::RegisterMetricsCommand(app);
+  // `fairway whatif` (tool/whatif.cc).
+  fairway::RegisterWhatIfCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::RuntimeError& e) {

@@ -17,6 +17,7 @@
 #include "sim/policy.h"
 #include "sim/report.h"
 #include "sim/simulator.h"
+#include "shell_util.h"
 
 namespace fairway {
 
@@ -34,23 +35,6 @@ struct SimulateArgs {
   bool long_format = false;
   bool json = false;
 };
-
-std::string ShellQuote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-std::string FindInPath(const std::string& program) {
-  const char* path = std::getenv("PATH");
-  std::stringstream dirs(path ? path : "/usr/bin:/bin");
-  std::string dir;
-  while (std::getline(dirs, dir, ':')) {
-    std::string candidate = (dir.empty() ? "." : dir) + "/" + program;
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return "";
-}
 
 bool WriteFile(const fs::path& path, const std::string& text, std::string* error) {
   std::ofstream out(path);
