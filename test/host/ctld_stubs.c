@@ -130,7 +130,7 @@ bool validate_operator(uid_t uid)
 #if HOST_SLURM_AT_LEAST(24, 5, 0)
 /* From 24.05 the plugins read a job's partitions as squeue names them, and
  * charge a running job's QOS usage per account and per user: slurmctld's
- * functions, as slurm-26.05.3:src/slurmctld/partition_mgr.c and
+ * functions, as slurm-26-05-3-1:src/slurmctld/partition_mgr.c and
  * src/slurmctld/acct_policy.c define them (find, else add). */
 static int append_part_name(void *x, void *arg)
 {

@@ -162,7 +162,7 @@ void diff_jobs_create(uint64_t seed, list_t *jobs)
 #if HOST_SLURM_AT_LEAST(24, 11, 0)
 				/* as slurmctld builds it from 24.11: the first
 				 * named partition as part_ptr, the list sorted
-				 * by PriorityTier (get_part_list in slurm-26.05.3:
+				 * by PriorityTier (get_part_list in slurm-26-05-3-1:
 				 * src/slurmctld/partition_mgr.c), where
 				 * multifactor no longer sorts it */
 				list_sort(job->part_ptr_list, priority_sort_part_tier);

@@ -101,7 +101,7 @@ static list_t *qos_list(void)
 
 #if HOST_SLURM_AT_LEAST(23, 11, 0)
 /* The record's lineage, as slurmdbd writes it (_set_lineage in
- * slurm-25.05.8:src/plugins/accounting_storage/mysql/as_mysql_assoc.c):
+ * slurm-25-05-8-1:src/plugins/accounting_storage/mysql/as_mysql_assoc.c):
  * root "/", an account its parent's and "ACCT/", a user its account's and
  * "0-USER/" then "PARTITION/"; xmalloc'ed. */
 static char *lineage_of(const diff_tree_t *t, int i)

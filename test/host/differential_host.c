@@ -205,7 +205,7 @@ static void dump_shares(void)
 	shares_request_msg_t req;
 	shares_response_msg_t resp;
 	/* sshare's FairShare: the stored fs_factor in Fair Tree, and from
-	 * 25.11 in every mode (slurm-25.11.7:src/sshare/process.c) */
+	 * 25.11 in every mode (slurm-25-11-7-1:src/sshare/process.c) */
 #if HOST_SLURM_AT_LEAST(25, 11, 0)
 	bool stored_fs = true;
 #else

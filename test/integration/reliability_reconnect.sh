@@ -7,7 +7,7 @@
 # from state files") and slurmdbd comes back, _assoc_cache_mgr calls
 # assoc_mgr_refresh_lists, which replaces assoc_mgr's association, QOS and
 # user lists and frees every old record, then repoints the jobs
-# (_assoc_mgr_post_update_all, slurm-26.05.3:src/slurmctld/controller.c).
+# (_assoc_mgr_post_update_all, slurm-26-05-3-1:src/slurmctld/controller.c).
 # A pointer to an association record kept by the plugin from one pass to
 # the next would then be read after free: ASan stops slurmctld.
 #
@@ -64,7 +64,7 @@ mkdir -p "$asan"
 san_opts() { echo "ASAN_OPTIONS=log_path=$asan/$1:abort_on_error=1:halt_on_error=1:detect_leaks=0 UBSAN_OPTIONS=log_path=$asan/$1-ubsan:print_stacktrace=1:halt_on_error=1"; }
 FAIRWAY_CTLD_ENV="LD_PRELOAD=$libasan $(san_opts slurmctld)"
 export FAIRWAY_CTLD_ENV
-# sshare loads the priority plugin itself (slurm-26.05.3:src/sshare/sshare.c),
+# sshare loads the priority plugin itself (slurm-26-05-3-1:src/sshare/sshare.c),
 # so it needs the runtime too.
 # shellcheck disable=SC2046  # san_opts's words are VAR=VALUE pairs
 sshare_asan() { env LD_PRELOAD="$libasan" $(san_opts sshare) timeout 30 sshare "$@"; }
