@@ -27,12 +27,18 @@ namespace fairway {
 // FairShare is each user's stored fs_factor in every mode, before it only
 // in Fair Tree's (classic modes compute it from EffectvUsage and
 // NormShares, as the core's CalcFsFactor does). Values are the
-// controller's: what sshare shows (at full precision) for the
-// association's own columns, and counts over jobs (pending: not yet
-// started; running: JOB_RUNNING) for the queue. A value the controller
-// holds as NO_VAL (not computed) has no sample. Pure: no RPC.
+// controller's, as sshare shows them, and counts over jobs (pending: not
+// yet started; running: JOB_RUNNING) for the queue. The controller sends
+// long doubles (NormUsage, EffectvUsage, LevelFS) with 6 decimals
+// (packlongdouble's "%Lf"), sshare's own precision; a classic FairShare
+// computed from such an EffectvUsage would be off by up to 1e-5, so
+// efctv, when given, holds each association's effective usage (in
+// state.assocs' order) as the core recomputes it from the controller's
+// usage and shares, and that FairShare is computed from it. A value the
+// controller holds as NO_VAL (not computed) has no sample. Pure: no RPC.
 std::string RenderMetrics(const client::ControllerState& state,
-                          const std::vector<client::ControllerJob>& jobs, uint32_t slurm_version);
+                          const std::vector<client::ControllerJob>& jobs, uint32_t slurm_version,
+                          const std::vector<long double>* efctv = nullptr);
 
 void RegisterMetricsCommand(CLI::App& app);
 

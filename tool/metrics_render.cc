@@ -103,7 +103,8 @@ constexpr uint32_t kJobRunning = 1;       // slurm.h JOB_RUNNING
 }  // namespace
 
 std::string RenderMetrics(const client::ControllerState& state,
-                          const std::vector<client::ControllerJob>& jobs, uint32_t slurm_version) {
+                          const std::vector<client::ControllerJob>& jobs, uint32_t slurm_version,
+                          const std::vector<long double>* efctv) {
   const size_t n_tres = state.tres_names.size();
   std::map<uint32_t, Queue> queues;
   for (const client::ControllerJob& job : jobs) {
@@ -136,7 +137,8 @@ std::string RenderMetrics(const client::ControllerState& state,
   const bool stored_fs =
       slurm_version >= Release(25, 11) || (state.params.flags & kFlagFairTree) != 0;
   Exposition out;
-  for (const client::ControllerAssoc& a : state.assocs) {
+  for (size_t index = 0; index < state.assocs.size(); ++index) {
+    const client::ControllerAssoc& a = state.assocs[index];
     const AssocNode& n = a.node;
     const bool root = n.parent_id == 0;
     const std::string labels = "account=\"" + Escape(n.acct) + "\",user=\"" + Escape(n.user) +
@@ -170,9 +172,12 @@ std::string RenderMetrics(const client::ControllerState& state,
                 a.fs_factor);
       }
     } else if (!Unset(a.usage_efctv) && !Unset(a.shares_norm)) {
-      // Every row, the root's too, as sshare computes it.
+      // Every row, the root's too, as sshare computes it; from the full
+      // precision effective usage when the caller recomputed it.
+      const long double usage =
+          efctv && index < efctv->size() ? (*efctv)[index] : a.usage_efctv;
       out.Add("slurm_assoc_fairshare", "Fairshare factor (sshare FairShare)", labels,
-              CalcFsFactor(a.usage_efctv, a.shares_norm, state.params.damp_factor));
+              CalcFsFactor(usage, a.shares_norm, state.params.damp_factor));
     }
     auto q = queues.find(n.id);
     const Queue empty;

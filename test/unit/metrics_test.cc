@@ -160,6 +160,13 @@ TEST(MetricsTest, ClassicFairShareIsComputedBefore2511AndStoredFrom2511) {
   EXPECT_EQ(before.samples.count(std::string("slurm_assoc_fairshare") + kCarol), 0u);
   EXPECT_NEAR(std::stod(before.samples[std::string("slurm_assoc_fairshare") + kRoot]),
               CalcFsFactor(1.0L, 1.0L, 1), 1e-15);
+  // The core's full-precision effective usage, when given, wins over the
+  // controller's 6 decimals.
+  std::vector<long double> efctv(s.assocs.size(), 0.6L);
+  efctv[2] = 0.6000004L;
+  Parsed precise = Parse(RenderMetrics(s, {}, k2205, &efctv));
+  EXPECT_NEAR(std::stod(precise.samples[std::string("slurm_assoc_fairshare") + kAlice]),
+              CalcFsFactor(0.6000004L, 0.375L, 1), 1e-15);
   Parsed after = Parse(RenderMetrics(s, {}, k2511));
   EXPECT_EQ(after.samples[std::string("slurm_assoc_fairshare") + kAlice], "0.5");
   EXPECT_EQ(after.samples[std::string("slurm_assoc_fairshare") + kCarol], "0.25");
