@@ -32,14 +32,17 @@ MetricsBody Produce() {
       !client::LoadJobs(&jobs, state.tres_names, &error)) {
     return {false, error};
   }
-  // The effective usage at full precision (metrics.h): the core's
-  // recomputation, as `fairway explain` makes it; without it (a tree the
-  // core refuses, a partial view) the controller's 6 decimals.
+  // The effective usage at full precision (metrics.h), needed only where
+  // FairShare is computed: the core's recomputation, as `fairway explain`
+  // makes it; without it (a tree the core refuses, a partial view) the
+  // controller's 6 decimals.
   std::vector<long double> efctv;
-  ExplainModel model;
-  std::string why;
-  if (BuildExplainModel(state, &model, &why) && !model.partial) {
-    for (const AssocFairshare& f : model.fairshare.assocs) efctv.push_back(f.usage_efctv);
+  if (!FairShareIsStored(state, client::BuiltSlurmVersion())) {
+    ExplainModel model;
+    std::string why;
+    if (BuildExplainModel(state, &model, &why) && !model.partial) {
+      for (const AssocFairshare& f : model.fairshare.assocs) efctv.push_back(f.usage_efctv);
+    }
   }
   return {true, RenderMetrics(state, jobs, client::BuiltSlurmVersion(),
                               efctv.size() == state.assocs.size() ? &efctv : nullptr)};

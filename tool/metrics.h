@@ -40,6 +40,11 @@ std::string RenderMetrics(const client::ControllerState& state,
                           const std::vector<client::ControllerJob>& jobs, uint32_t slurm_version,
                           const std::vector<long double>* efctv = nullptr);
 
+// Whether sshare's FairShare is the stored fs_factor (users only) for
+// this controller: from 25.11 in every mode, before in Fair Tree's; else
+// RenderMetrics computes it, and only then does efctv matter.
+bool FairShareIsStored(const client::ControllerState& state, uint32_t slurm_version);
+
 void RegisterMetricsCommand(CLI::App& app);
 
 }  // namespace fairway

@@ -102,6 +102,10 @@ constexpr uint32_t kJobRunning = 1;       // slurm.h JOB_RUNNING
 
 }  // namespace
 
+bool FairShareIsStored(const client::ControllerState& state, uint32_t slurm_version) {
+  return slurm_version >= Release(25, 11) || (state.params.flags & kFlagFairTree) != 0;
+}
+
 std::string RenderMetrics(const client::ControllerState& state,
                           const std::vector<client::ControllerJob>& jobs, uint32_t slurm_version,
                           const std::vector<long double>* efctv) {
@@ -134,8 +138,7 @@ std::string RenderMetrics(const client::ControllerState& state,
   // sshare's FairShare: the stored fs_factor of users from 25.11 and in
   // Fair Tree's modes; before 25.11 in classic modes the factor of
   // EffectvUsage and NormShares (sshare computes it, as CalcFsFactor).
-  const bool stored_fs =
-      slurm_version >= Release(25, 11) || (state.params.flags & kFlagFairTree) != 0;
+  const bool stored_fs = FairShareIsStored(state, slurm_version);
   Exposition out;
   for (size_t index = 0; index < state.assocs.size(); ++index) {
     const client::ControllerAssoc& a = state.assocs[index];

@@ -150,6 +150,9 @@ TEST(MetricsTest, FairTreeShowsTheControllersValues) {
 
 TEST(MetricsTest, ClassicFairShareIsComputedBefore2511AndStoredFrom2511) {
   client::ControllerState s = State(0);  // NO_FAIR_TREE
+  EXPECT_FALSE(FairShareIsStored(s, k2205));
+  EXPECT_TRUE(FairShareIsStored(s, k2511));
+  EXPECT_TRUE(FairShareIsStored(State(kFlagFairTree), k2205));
   Parsed before = Parse(RenderMetrics(s, {}, k2205));
   double alice = CalcFsFactor(0.6L, 0.375L, 1);
   EXPECT_NEAR(std::stod(before.samples[std::string("slurm_assoc_fairshare") + kAlice]), alice,
