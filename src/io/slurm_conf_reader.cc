@@ -243,6 +243,10 @@ class Reader {
       accounting_storage_tres_ = value;
       return;
     }
+    if (ToLower(key) == "clustername") {
+      conf_->cluster_name = value;  // slurmdbd's table prefix (fairway report)
+      return;
+    }
     auto it = KnownSettings().find(ToLower(key));
     if (it == KnownSettings().end()) return;  // not a priority setting
     const std::string& name = it->second;
