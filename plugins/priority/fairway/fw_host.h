@@ -149,7 +149,7 @@ fw_boot_t fw_bootstrap_run(const fw_config_t *config, time_t now,
 			   time_t configured_last_reset, bool replace,
 			   bool retry);
 
-/* ---- planned_use.c: the ledger and its state file -------------------------- */
+/* ---- ledger_file.c: the ledger and its state file -------------------------- */
 /* The ledger, under its mutex (after the assoc_mgr locks in the order). */
 fw_ledger_t *fw_ledger_acquire(void);
 void fw_ledger_release(void);

@@ -6,7 +6,7 @@
  * Lock notation in the contracts below (Slurm's order, never reversed):
  *   job R/W, part R    lock_slurmctld (conf, job, node, part, fed)
  *   assoc R/W, qos R/W, tres R   assoc_mgr_lock
- *   ledger             fw_ledger_acquire (planned_use.c)
+ *   ledger             fw_ledger_acquire (ledger_file.c)
  *   state files        lock_state_files */
 #ifndef FAIRWAY_PLUGIN_FW_PLUGIN_H_
 #define FAIRWAY_PLUGIN_FW_PLUGIN_H_
