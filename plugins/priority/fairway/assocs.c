@@ -4,6 +4,12 @@
  * back, and usage decayed or reset in place by the core's factor. */
 #include "fw_plugin.h"
 
+#include "assocs.h"
+#include "fw_prefetch.h"
+#include "ledger_file.h"
+#include "lock_witness.h"
+#include "locks.h"
+
 /* The decay thread's snapshot, reused pass after pass (only that thread
  * takes one). */
 static slurmdb_assoc_rec_t **walk_records = NULL;

@@ -6,11 +6,21 @@
  * _decay_thread (slurm-22-05-8-1:src/plugins/priority/multifactor/priority_multifactor.c).
  * Start-up (fw_decay_recover) is here too: the thread only runs them.
  * No Slurm header here: the steps that touch Slurm's records are the
- * boundary's (fw_plugin.h), and the locks are fw_host.h's named sets. */
+ * boundary's (assocs.h, charge.h, jobs.h), and the locks are locks.h's named
+ * sets. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "decay_pass.h"
+#include "assocs.h"
+#include "bootstrap.h"
+#include "charge.h"
+#include "config_store.h"
+#include "fw_host.h"
+#include "jobs.h"
+#include "ledger_file.h"
+#include "locks.h"
+#include "state_files.h"
 
 /* CPU time of the calling thread in ms: the pass logs where it spends it. */
 static double thread_cpu_ms(void)

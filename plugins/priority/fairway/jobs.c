@@ -7,6 +7,13 @@
  * takes locks. */
 #include "fw_plugin.h"
 
+#include "jobs.h"
+#include "assocs.h"
+#include "fw_prefetch.h"
+#include "lock_witness.h"
+#include "locks.h"
+#include "sprio.h"
+
 #include <string.h>
 
 /* A pass reads a dozen fields of each of tens of thousands of job records

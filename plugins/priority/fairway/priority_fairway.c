@@ -5,7 +5,16 @@
  * what it needs and forwards; nothing C++ unwinds through here (the core's
  * C interface catches everything). */
 #include "fw_plugin.h"
+
+#include "assocs.h"
+#include "charge.h"
+#include "config_store.h"
 #include "decay_pass.h"
+#include "decay_thread.h"
+#include "fw_host.h"
+#include "jobs.h"
+#include "locks.h"
+#include "sprio.h"
 
 #define FW_EXPORT __attribute__((visibility("default")))
 

@@ -6,6 +6,13 @@
  * table) unless newer ones were stored in job->prio_factors since. */
 #include "fw_plugin.h"
 
+#include "sprio.h"
+#include "config_store.h"
+#include "fw_prefetch.h"
+#include "jobs.h"
+#include "lock_witness.h"
+#include "locks.h"
+
 #include <string.h>
 
 /* sprio walks every job record of the queue, reading a few fields of each
