@@ -7,7 +7,7 @@
  * Start-up (fw_decay_recover_clock, fw_decay_recover_usage) is here too:
  * the thread only runs them.
  * No Slurm header here: the steps that touch Slurm's records are the
- * boundary's (assocs.h, charge.h, jobs.h), and the locks are locks.h's named
+ * boundary's (assocs.h, charge.h, job_*.h), and the locks are locks.h's named
  * sets. */
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +18,9 @@
 #include "charge.h"
 #include "config_store.h"
 #include "fw_host.h"
-#include "jobs.h"
+#include "job_find.h"
+#include "job_gather.h"
+#include "job_store.h"
 #include "ledger_file.h"
 #include "locks.h"
 #include "state_files.h"

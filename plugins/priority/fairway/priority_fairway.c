@@ -12,7 +12,9 @@
 #include "decay_pass.h"
 #include "decay_thread.h"
 #include "fw_host.h"
-#include "jobs.h"
+#include "job_find.h"
+#include "job_gather.h"
+#include "job_store.h"
 #include "locks.h"
 #include "sprio.h"
 
@@ -105,6 +107,7 @@ FW_EXPORT int fini(void)
 {
 	fw_decay_thread_stop();
 	fw_jobs_release();
+	fw_jobs_gather_release();
 	if (site_factor_started) {
 #if FW_SLURM_AT_LEAST(23, 2, 0)
 		site_factor_g_fini();
