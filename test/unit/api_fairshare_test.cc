@@ -396,6 +396,18 @@ TEST(ApiFairshare, CalcFsFactorIsTheCores) {
   EXPECT_EQ(fw_calc_fs_factor(0.25L, 0.5L, 0), 0.0);
 }
 
+// Fairshare=parent: the classic modes read the fairshare parent's usage and
+// shares (the plugin's gather and fw_assocs_set_fs_factor copy the record
+// this names), and the association's own when it has no parent.
+TEST(ApiFairshare, FairshareFromParentOnlyForParentWithAParent) {
+  EXPECT_TRUE(fw_fairshare_from_parent(kSharesUseParent, true));
+  EXPECT_FALSE(fw_fairshare_from_parent(kSharesUseParent, false));
+  EXPECT_FALSE(fw_fairshare_from_parent(1, true));
+  EXPECT_FALSE(fw_fairshare_from_parent(0, true));
+  EXPECT_FALSE(fw_fairshare_from_parent(FW_NO_VAL, true));
+  EXPECT_EQ(kSharesUseParent, 0x7fffffffu);  // Slurm's SLURMDB_FS_USE_PARENT
+}
+
 }  // namespace
 }  // namespace fairway::test
 

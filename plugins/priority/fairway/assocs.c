@@ -341,8 +341,8 @@ void fw_assocs_set_fs_factor(slurmdb_assoc_rec_t *assoc,
 			     const fw_config_t *config)
 {
 	const slurmdb_assoc_rec_t *fs_assoc = assoc;
-	if (assoc->shares_raw == SLURMDB_FS_USE_PARENT &&
-	    assoc->usage->fs_assoc_ptr)
+	if (fw_fairshare_from_parent(assoc->shares_raw,
+				     assoc->usage->fs_assoc_ptr != NULL))
 		fs_assoc = assoc->usage->fs_assoc_ptr;
 	assoc->usage->fs_factor = fw_calc_fs_factor(
 		fs_assoc->usage->usage_efctv, fs_assoc->usage->shares_norm,

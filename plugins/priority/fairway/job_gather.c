@@ -119,7 +119,8 @@ static const uint64_t *tres_counts(const uint64_t *counts,
 
 /* Requires assoc R. Fair Tree and Fairway's modes read the association's
  * fs_factor; classic modes the effective usage and shares of its
- * fairshare association (its parent's, for a USE_PARENT one). */
+ * fairshare association (its parent's, for a USE_PARENT one: the core's
+ * rule, fw_fairshare_from_parent). */
 static void fairshare_inputs(fw_held_t *held, const slurmdb_assoc_rec_t *assoc,
 			     const fw_config_t *config,
 			     const fw_settings_t *settings, fw_job_input_t *in)
@@ -131,10 +132,9 @@ static void fairshare_inputs(fw_held_t *held, const slurmdb_assoc_rec_t *assoc,
 		return;
 	}
 	const slurmdb_assoc_rec_t *fs_assoc = assoc;
-	if (assoc->shares_raw == SLURMDB_FS_USE_PARENT &&
-	    assoc->usage->fs_assoc_ptr) {
+	if (fw_fairshare_from_parent(assoc->shares_raw,
+				     assoc->usage->fs_assoc_ptr != NULL))
 		fs_assoc = assoc->usage->fs_assoc_ptr;
-	}
 	in->fs_usage_efctv = fs_assoc->usage->usage_efctv;
 	in->fs_shares_norm = fs_assoc->usage->shares_norm;
 	/* An association added since the last pass has no effective usage yet.

@@ -96,11 +96,9 @@ static void store_partition_priorities(job_record_t *job,
 				       const fw_factors_t *factors)
 {
 	list_t *qos_list = fw_jobs_qos_list(job);
-	const uint32_t partitions =
-		job->part_ptr_list ? list_count(job->part_ptr_list) : 0;
-	const uint32_t count =
-		qos_list ? MAX(partitions, 1) * list_count(qos_list) :
-			   partitions;
+	const uint32_t count = fw_priority_array_count(
+		job->part_ptr_list ? list_count(job->part_ptr_list) : 0,
+		qos_list ? list_count(qos_list) : 0);
 	if (!count) {
 		drop_prio_array(job);
 		return;
