@@ -285,7 +285,7 @@ void fw_one_assoc_usage(const fw_config_t* config, const fw_one_assoc_input_t* i
       return;
     }
     one.parent_is_root = in->parent_is_root;
-    one.uses_parent = in->uses_parent;
+    one.uses_parent = in->shares_raw == kSharesUseParent;
     one.parent_efctv = in->parent_efctv;
     one.shares_raw = in->shares_raw;
     one.level_shares = in->level_shares;

@@ -318,9 +318,9 @@ bool fw_fairshare(const fw_config_t *config, const fw_assoc_input_t *in, size_t 
 typedef struct {
   long double usage_raw, root_usage_raw;
   bool has_fs_parent;
-  bool parent_is_root, uses_parent;
+  bool parent_is_root;
   long double parent_efctv;
-  uint32_t shares_raw, level_shares;
+  uint32_t shares_raw, level_shares; /* as Slurm stores them, Fairshare=parent included */
   double shares_norm, parent_shares_norm;
   /* DEPTH_OBLIVIOUS: usage_norm of the fairshare siblings that do not use
    * their parent's, self among them at self_index. */

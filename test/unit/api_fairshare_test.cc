@@ -362,6 +362,16 @@ TEST(ApiFairshare, OneAssocUsageIsTheCores) {
     EXPECT_EQ(out.usage_norm, expected.usage_norm);
     EXPECT_EQ(out.usage_efctv, expected.usage_efctv);
     EXPECT_EQ(out.usage_norm, 0.3L);
+    // Fairshare=parent: the core tells it from shares_raw as Slurm stores
+    // it (the plugin copies the field, it does not decide) and takes the
+    // parent's effective usage.
+    in.shares_raw = kSharesUseParent;
+    fw_one_assoc_usage(c.get(), &in, &out);
+    core.shares_raw = kSharesUseParent;
+    core.uses_parent = true;
+    EXPECT_EQ(out.usage_efctv, ComputeOneAssocUsage(core, oblivious).usage_efctv);
+    EXPECT_EQ(out.usage_efctv, 0.4L);
+    in.shares_raw = 2;
     // No fairshare parent: usage_norm only.
     in.has_fs_parent = false;
     fw_one_assoc_usage(c.get(), &in, &out);

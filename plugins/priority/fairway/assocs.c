@@ -313,7 +313,6 @@ static void one_assoc_input(const slurmdb_assoc_rec_t *a,
 	if (!parent)
 		return;
 	in->parent_is_root = parent == assoc_mgr_root_assoc;
-	in->uses_parent = a->shares_raw == SLURMDB_FS_USE_PARENT;
 	in->parent_efctv = parent->usage->usage_efctv;
 	in->shares_raw = a->shares_raw;
 	in->level_shares = a->usage->level_shares;
