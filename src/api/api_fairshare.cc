@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// fw_fairshare, fw_one_assoc_usage, fw_calc_fs_factor: the association
+// fw_fairshare, fw_one_assoc_usage, fw_calc_fs_factor,
+// fw_fairshare_from_parent: the association
 // snapshot made a tree, the one fairshare entry point, and the results as
 // the plugin writes them into assoc_mgr's records.
 #include <algorithm>
@@ -284,7 +285,7 @@ void fw_one_assoc_usage(const fw_config_t* config, const fw_one_assoc_input_t* i
       return;
     }
     one.parent_is_root = in->parent_is_root;
-    one.uses_parent = in->uses_parent;
+    one.uses_parent = in->shares_raw == kSharesUseParent;
     one.parent_efctv = in->parent_efctv;
     one.shares_raw = in->shares_raw;
     one.level_shares = in->level_shares;
@@ -319,6 +320,10 @@ void fw_sum_usage_tres(const long double* const* children, size_t n, const long 
 
 double fw_calc_fs_factor(long double usage_efctv, long double shares_norm, uint16_t damp) {
   return CalcFsFactor(usage_efctv, shares_norm, damp);
+}
+
+bool fw_fairshare_from_parent(uint32_t shares_raw, bool has_fs_parent) {
+  return shares_raw == kSharesUseParent && has_fs_parent;
 }
 
 }  // extern "C"

@@ -318,9 +318,9 @@ bool fw_fairshare(const fw_config_t *config, const fw_assoc_input_t *in, size_t 
 typedef struct {
   long double usage_raw, root_usage_raw;
   bool has_fs_parent;
-  bool parent_is_root, uses_parent;
+  bool parent_is_root;
   long double parent_efctv;
-  uint32_t shares_raw, level_shares;
+  uint32_t shares_raw, level_shares; /* as Slurm stores them, Fairshare=parent included */
   double shares_norm, parent_shares_norm;
   /* DEPTH_OBLIVIOUS: usage_norm of the fairshare siblings that do not use
    * their parent's, self among them at self_index. */
@@ -336,6 +336,12 @@ void fw_one_assoc_usage(const fw_config_t *config, const fw_one_assoc_input_t *i
 
 /* 2^(-UE/S/damp), for priority_p_calc_fs_factor (sshare: no configuration). */
 double fw_calc_fs_factor(long double usage_efctv, long double shares_norm, uint16_t damp);
+/* Whether the classic modes read an association's effective usage and
+ * normalised shares from its fairshare parent (usage->fs_assoc_ptr) rather
+ * than from itself: Fairshare=parent (shares_raw is Slurm's
+ * SLURMDB_FS_USE_PARENT) with the parent known (has_fs_parent). The
+ * boundary copies the fields of the record this names. */
+bool fw_fairshare_from_parent(uint32_t shares_raw, bool has_fs_parent);
 
 /* Usage bootstrap (state_recovery.h: assoc_usage missing, or forced). */
 bool fw_bootstrap_wanted(const fw_config_t *config, bool usage_missing);
@@ -477,6 +483,13 @@ void fw_job_priority(const fw_config_t *config, const fw_job_input_t *job,
  * when it has no list) times its QOS for a job with several QOS, its
  * partitions otherwise (0 for a job in one partition with one QOS). */
 uint32_t fw_priority_count(const fw_job_input_t *job);
+/* The same rule from the counts alone, for the boundary's store, which
+ * sizes a job's priority_array from the record it holds under the job
+ * write lock: partitions = the entries of part_ptr_list (0 without a
+ * list), qos_count = the entries of a job's several QOS (0 for one).
+ * fw_priority_count(job) is this of job's partition_count (0 without
+ * partitions) and qos_count (0 without qos_list). */
+uint32_t fw_priority_array_count(uint32_t partitions, uint32_t qos_count);
 /* order[i] = the list position of the i-th partition a multi-partition
  * job's priorities are computed and indexed in: tier descending, stable. */
 void fw_partition_order(const fw_partition_input_t *const *partitions, uint32_t count,

@@ -362,6 +362,16 @@ TEST(ApiFairshare, OneAssocUsageIsTheCores) {
     EXPECT_EQ(out.usage_norm, expected.usage_norm);
     EXPECT_EQ(out.usage_efctv, expected.usage_efctv);
     EXPECT_EQ(out.usage_norm, 0.3L);
+    // Fairshare=parent: the core tells it from shares_raw as Slurm stores
+    // it (the plugin copies the field, it does not decide) and takes the
+    // parent's effective usage.
+    in.shares_raw = kSharesUseParent;
+    fw_one_assoc_usage(c.get(), &in, &out);
+    core.shares_raw = kSharesUseParent;
+    core.uses_parent = true;
+    EXPECT_EQ(out.usage_efctv, ComputeOneAssocUsage(core, oblivious).usage_efctv);
+    EXPECT_EQ(out.usage_efctv, 0.4L);
+    in.shares_raw = 2;
     // No fairshare parent: usage_norm only.
     in.has_fs_parent = false;
     fw_one_assoc_usage(c.get(), &in, &out);
@@ -394,6 +404,18 @@ TEST(ApiFairshare, CalcFsFactorIsTheCores) {
   EXPECT_DOUBLE_EQ(fw_calc_fs_factor(0.25L, 0.5L, 1), 0.70710678118654752);
   EXPECT_EQ(fw_calc_fs_factor(static_cast<long double>(FW_NO_VAL), 0.5L, 1), 0.0);
   EXPECT_EQ(fw_calc_fs_factor(0.25L, 0.5L, 0), 0.0);
+}
+
+// Fairshare=parent: the classic modes read the fairshare parent's usage and
+// shares (the plugin's gather and fw_assocs_set_fs_factor copy the record
+// this names), and the association's own when it has no parent.
+TEST(ApiFairshare, FairshareFromParentOnlyForParentWithAParent) {
+  EXPECT_TRUE(fw_fairshare_from_parent(kSharesUseParent, true));
+  EXPECT_FALSE(fw_fairshare_from_parent(kSharesUseParent, false));
+  EXPECT_FALSE(fw_fairshare_from_parent(1, true));
+  EXPECT_FALSE(fw_fairshare_from_parent(0, true));
+  EXPECT_FALSE(fw_fairshare_from_parent(FW_NO_VAL, true));
+  EXPECT_EQ(kSharesUseParent, 0x7fffffffu);  // Slurm's SLURMDB_FS_USE_PARENT
 }
 
 }  // namespace

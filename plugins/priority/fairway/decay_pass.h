@@ -1,11 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The decay pass and the start-up that precedes the first one. Only the
- * decay thread calls them (or init() once, without slurmdbd); every lock
- * is taken inside, the caller holds none. */
+/* decay_pass.c: the decay pass and the start-up that precedes the first
+ * one. Only the decay thread calls them (or init() once, without
+ * slurmdbd); every lock is taken inside, the caller holds none (decay_pass.c
+ * states which step takes which). No Slurm type here. */
 #ifndef FAIRWAY_PLUGIN_DECAY_PASS_H_
 #define FAIRWAY_PLUGIN_DECAY_PASS_H_
 
-#include "fw_host.h"
+#include <stdbool.h>
+#include <stddef.h>
+#include <time.h>
+
+#include "api/fairway_api.h"
 
 /* What one pass hands the next: the decay clock and the reset schedule. */
 typedef struct {
