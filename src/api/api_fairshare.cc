@@ -192,6 +192,14 @@ size_t fw_assocs_unreached(const void* const* reached, size_t n_reached,
 bool fw_fairshare(const fw_config_t* config, const fw_assoc_input_t* in, size_t n,
                   bool slurm_fair_tree_shares, const fw_ledger_t* ledger,
                   uint32_t capacity_cpus, fw_assoc_result_t* out) {
+  return fw_fairshare_with_remote(config, in, n, slurm_fair_tree_shares, ledger, capacity_cpus,
+                                  nullptr, 0, out);
+}
+
+bool fw_fairshare_with_remote(const fw_config_t* config, const fw_assoc_input_t* in, size_t n,
+                              bool slurm_fair_tree_shares, const fw_ledger_t* ledger,
+                              uint32_t capacity_cpus, fw_remote_t* remote, int64_t now,
+                              fw_assoc_result_t* out) {
   if (!config || !out) return false;
   try {
     // Without slurmdbd there is no fairshare: nothing is written.
@@ -220,6 +228,11 @@ bool fw_fairshare(const fw_config_t* config, const fw_assoc_input_t* in, size_t 
           "and written back",
           in[0].usage_raw, root_usage);
       tree.set_usage_raw(tree.root(), root_usage);
+    }
+    // The other clusters' usage joins the local usage here, after the
+    // root's repair (which writes local usage back).
+    if (remote && !config->params.fairshare_clusters.empty()) {
+      api::AddRemoteUsage(*config, remote, now, &tree);
     }
     // Without TRESBillingWeights a CPU bills 1: the cluster's CPUs are the
     // planned-use capacity unless PriorityParameters sets one.
