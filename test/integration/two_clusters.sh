@@ -1,8 +1,7 @@
 #!/bin/bash
 # Two clusters on one slurmdbd (issue 49, item 5): scripts/cluster start
 # --join starts cluster fwb on cluster fwa's munged, MariaDB and slurmdbd.
-# Not in scenarios.list: it tests the harness the plugin's global-fairshare
-# scenarios will use; run it alone (as root):
+# It tests the harness global_fairshare.sh uses; alone (as root):
 #   FAIRWAY_PORT_BASE=19817 FW_SECOND_PORT_BASE=19917 test/integration/two_clusters.sh
 # (FW_SLURM=RELEASE: both clusters on that release; FW_IT_PRIORITY_TYPE:
 # priority/multifactor, the default, or priority/fairway, the built plugin.)
