@@ -51,6 +51,7 @@ struct ReportOptions {
   std::string format = "table";
   std::string plot_dir;
   bool planned_use = false;
+  std::string clusters;  // --clusters NAME[:SCALE],...
 };
 
 std::string Fixed(double v, int digits) {
@@ -430,6 +431,45 @@ int RunReport(const ReportOptions& o) {
     in.cluster.push_back({c.time_start, c.count, c.alloc_secs, c.down_secs, c.pdown_secs, c.idle_secs,
                           c.plan_secs, c.over_secs});
   }
+  // Other clusters' usage, by association path (--clusters).
+  size_t unmatched = 0;
+  std::vector<std::string> others;
+  if (!o.clusters.empty()) {
+    Params parsed;
+    const Diagnostics d = ParsePriorityParameters("fairshare_clusters=" + o.clusters, &parsed, cluster);
+    if (!d.empty()) {
+      std::fprintf(stderr, "fairway report: --clusters: %s\n", d[0].Format().c_str());
+      return kUsageError;
+    }
+    for (const Params::RemoteCluster& other : parsed.fairshare_clusters) {
+      std::vector<client::DbAssoc> their_assocs;
+      std::vector<client::DbUsageRow> their_usage, their_capacity;
+      if (!db.LoadAssocs(other.name, &their_assocs, &error) ||
+          !db.LoadRollups(other.name, kind, true, tres_id, buckets.front().start, buckets.back().end,
+                          &their_usage, &error) ||
+          !db.LoadRollups(other.name, kind, false, tres_id, buckets.front().start, buckets.back().end,
+                          &their_capacity, &error)) {
+        std::fprintf(stderr, "fairway report: cluster %s: %s\n", other.name.c_str(), error.c_str());
+        return kError;
+      }
+      std::vector<report::AssocRow> theirs;
+      for (const client::DbAssoc& a : their_assocs) {
+        theirs.push_back({a.id, a.acct, a.user, a.partition, a.parent_acct, a.shares, a.deleted});
+      }
+      std::vector<report::UsageRow> usage;
+      for (const client::DbUsageRow& u : their_usage) usage.push_back({u.assoc_id, u.time_start, u.alloc_secs});
+      for (const report::UsageRow& u : report::UsageByPath(in.assocs, theirs, usage, other.scale, &unmatched)) {
+        in.usage.push_back(u);
+      }
+      std::vector<report::ClusterRow> capacity;
+      for (const client::DbUsageRow& c : their_capacity) {
+        capacity.push_back({c.time_start, c.count, c.alloc_secs, c.down_secs, c.pdown_secs, c.idle_secs,
+                            c.plan_secs, c.over_secs});
+      }
+      report::AddCapacity(&in.cluster, capacity, other.scale);
+      others.push_back(other.name);
+    }
+  }
   report::Report r;
   if (!r.Build(in, &error)) {
     std::fprintf(stderr, "fairway report: cluster %s: %s\n", cluster.c_str(), error.c_str());
@@ -450,17 +490,26 @@ int RunReport(const ReportOptions& o) {
                  "is slurmdbd's time zone another? (--tz)\n",
                  r.misaligned_rows(), kind.c_str(), ZoneName(start).c_str());
   }
+  if (unmatched) {
+    std::fprintf(stderr,
+                 "fairway report: warning: %zu usage rows of the other clusters belong to associations whose "
+                 "path (accounts from the root, user, partition) %s lacks: left out\n",
+                 unmatched, cluster.c_str());
+  }
   if (r.unknown_assoc_rows()) {
     std::fprintf(stderr, "fairway report: warning: %zu usage rows belong to no association of %s_assoc_table\n",
                  r.unknown_assoc_rows(), cluster.c_str());
   }
 
   const std::string period = FormatLocal(r.buckets().front().start) + " to " + FormatLocal(r.buckets().back().end);
-  const std::string title = "cluster " + cluster + ", " + o.tres;
+  std::string clusters_text = cluster;
+  for (const std::string& other : others) clusters_text += "+" + other;
+  const std::string title = "cluster " + clusters_text + ", " + o.tres;
   if (o.format == "csv") {
     PrintCsv(r);
   } else if (o.format == "json") {
     nlohmann::json head = {{"cluster", cluster},
+                           {"other_clusters", others},
                            {"tres", o.tres},
                            {"by", GranularityName(by)},
                            {"time_zone", ZoneName(start)},
@@ -476,7 +525,7 @@ int RunReport(const ReportOptions& o) {
     for (const report::Bucket& b : r.buckets()) partial += !b.missing() && b.coverage() < 1;
     std::snprintf(header, sizeof header,
                   "Cluster %s, TRES %s, %s (%s; by %s: %zu buckets, %zu missing, %zu partial)",
-                  cluster.c_str(), o.tres.c_str(), period.c_str(), ZoneName(start).c_str(),
+                  clusters_text.c_str(), o.tres.c_str(), period.c_str(), ZoneName(start).c_str(),
                   GranularityName(by), r.buckets().size(), missing, partial);
     PrintTable(r, header);
   }
@@ -507,6 +556,9 @@ void RegisterReportCommand(CLI::App& app) {
   sub->add_option("--slurm-conf", o->slurm_conf, "slurm.conf (default $SLURM_CONF or /etc/slurm/slurm.conf)");
   sub->add_option("--slurmdbd-conf", o->slurmdbd_conf,
                   "slurmdbd.conf with the database credentials (default: beside slurm.conf)");
+  sub->add_option("--clusters", o->clusters,
+                  "add the usage of other clusters of this slurmdbd, matched by association path: "
+                  "NAME[:SCALE],... (as PriorityParameters=fairshare_clusters)");
   sub->add_flag("--planned-use", o->planned_use,
                 "show the planned-use measure u (default: when slurm.conf's mode is planned_use)");
   sub->callback([o]() {

@@ -11,6 +11,7 @@
 #include "assoc_tree.h"
 #include "local_time.h"
 #include "planned_use.h"
+#include "remote_usage.h"
 #include "slurm_values.h"
 
 namespace fairway::report {
@@ -49,6 +50,52 @@ const char* GranularityName(Granularity by) {
     case Granularity::kWeek: return "week";
   }
   return "?";
+}
+
+std::vector<UsageRow> UsageByPath(const std::vector<AssocRow>& local,
+                                  const std::vector<AssocRow>& remote,
+                                  const std::vector<UsageRow>& remote_usage, double scale,
+                                  size_t* unmatched) {
+  auto assocs_of = [](const std::vector<AssocRow>& rows) {
+    std::vector<RemoteAssoc> out;
+    for (const AssocRow& a : rows) out.push_back({a.id, a.acct, a.user, a.partition, a.parent_acct});
+    return out;
+  };
+  std::map<std::string, uint32_t> local_id;
+  for (const auto& [id, path] : RemotePaths(assocs_of(local))) local_id.emplace(path, id);
+  const std::map<uint32_t, std::string> remote_path = RemotePaths(assocs_of(remote));
+  std::vector<UsageRow> out;
+  for (const UsageRow& u : remote_usage) {
+    auto path = remote_path.find(u.assoc_id);
+    auto id = path == remote_path.end() ? local_id.end() : local_id.find(path->second);
+    if (id == local_id.end()) {
+      if (unmatched) ++*unmatched;
+      continue;
+    }
+    out.push_back({id->second, u.time_start,
+                   static_cast<uint64_t>(std::llround(static_cast<double>(u.alloc_secs) * scale))});
+  }
+  return out;
+}
+
+void AddCapacity(std::vector<ClusterRow>* local, const std::vector<ClusterRow>& remote, double scale) {
+  std::map<int64_t, ClusterRow*> at;
+  for (ClusterRow& c : *local) at.emplace(c.time_start, &c);
+  auto scaled = [scale](uint64_t v) {
+    return static_cast<uint64_t>(std::llround(static_cast<double>(v) * scale));
+  };
+  for (const ClusterRow& r : remote) {
+    auto it = at.find(r.time_start);
+    if (it == at.end()) continue;
+    ClusterRow& c = *it->second;
+    c.count += r.count;
+    c.alloc_secs += scaled(r.alloc_secs);
+    c.down_secs += scaled(r.down_secs);
+    c.pdown_secs += scaled(r.pdown_secs);
+    c.idle_secs += scaled(r.idle_secs);
+    c.plan_secs += scaled(r.plan_secs);
+    c.over_secs += scaled(r.over_secs);
+  }
 }
 
 std::vector<Bucket> MakeBuckets(Granularity by, int64_t start, int64_t end) {

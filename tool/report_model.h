@@ -34,6 +34,9 @@
 //    error are not defined (NaN).
 //  - Orphans (a parent that is not in the table): listed after the tree,
 //    entitled 0, not summed into any parent.
+//  - Other clusters (--clusters): their usage rows join this cluster's by
+//    association path (UsageByPath); their capacity joins its capacity;
+//    a bucket is missing when this cluster's roll-up is.
 #ifndef FAIRWAY_TOOL_REPORT_MODEL_H_
 #define FAIRWAY_TOOL_REPORT_MODEL_H_
 
@@ -144,6 +147,20 @@ class Report {
   size_t misaligned_ = 0;
   size_t unknown_assoc_rows_ = 0;
 };
+
+// Another cluster's usage rows in this cluster's association ids, matched
+// by path (the core's RemotePaths: the accounts from the root, then user
+// and partition), alloc_secs multiplied by scale. Rows of an association
+// whose path this cluster lacks are dropped and counted in *unmatched.
+std::vector<UsageRow> UsageByPath(const std::vector<AssocRow>& local,
+                                  const std::vector<AssocRow>& remote,
+                                  const std::vector<UsageRow>& remote_usage, double scale,
+                                  size_t* unmatched);
+
+// Adds another cluster's capacity (its rows' seconds times scale) to the
+// row of this cluster that starts at the same time; rows this cluster
+// lacks add nothing (the bucket stays missing).
+void AddCapacity(std::vector<ClusterRow>* local, const std::vector<ClusterRow>& remote, double scale);
 
 // The buckets of [start, end) (local boundaries; see local_time.h), with
 // rows_expected set: one row per hour, or per day. start and end are first

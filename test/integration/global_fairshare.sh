@@ -17,7 +17,9 @@
 #   again: the sync says it failed, then charges the new job once, nothing
 #   doubled;
 # - fwa's slurmctld killed with kill -9 and restarted: the remote usage is
-#   recovered, not charged twice.
+#   recovered, not charged twice;
+# - fairway report on fwa with --clusters fwb: each user's CPU-seconds over
+#   both clusters, as sacct says.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -237,5 +239,25 @@ fi
 pass_on_a || fail "no decay pass after kill -9"
 check_sum "after kill -9"
 check_order "after kill -9" lower
+
+# ------------------------------------------- fairway report over both ---
+# slurmdbd's roll-ups of both clusters, then the report on fwa with fwb's
+# usage added by path: each user's CPU-seconds over both clusters.
+hour=$(( $(date +%s) / 3600 * 3600 - 7200 ))
+tomorrow=$(( ($(date +%s) / 86400 + 2) * 86400 ))
+sacctmgr -i rollup "$(date -u -d @"$hour" +%Y-%m-%dT%H:%M:%S)" "$(date -u -d @"$tomorrow" +%Y-%m-%dT%H:%M:%S)" > /dev/null \
+  || fail "sacctmgr rollup failed"
+MYSQL_UNIX_PORT="$dir/a/run/mysql.sock" with_cluster "$dir/a" "$FAIRWAY" report --by hour --clusters fwb \
+  --start "$hour" --end "$(( ($(date +%s) / 3600 + 1) * 3600 ))" --format csv > "$dir/report.csv" 2> "$dir/report.err" \
+  || fail "fairway report --clusters fwb: $(head -2 "$dir/report.err")"
+want1=$(ended_jobs fwb | awk -F'|' '{s += $1 * $2} END {print s}')
+want4=$(ended_jobs fwa | awk -F'|' '{s += $1 * $2} END {print s}')
+got1=$(awk -F, '$1 == "total" && $6 == "fwuser1" {print $13}' "$dir/report.csv")
+got4=$(awk -F, '$1 == "total" && $6 == "fwuser4" {print $13}' "$dir/report.csv")
+if [ -n "$got1" ] && [ "$got1" = "$want1" ] && [ "$got4" = "$want4" ]; then
+  pass "fairway report --clusters fwb on fwa: fwuser1 $got1 CPU-s (all on fwb), fwuser4 $got4 (on fwa), as sacct says"
+else
+  fail "fairway report --clusters fwb: fwuser1 $got1 (sacct $want1), fwuser4 $got4 (sacct $want4)"
+fi
 
 summary

@@ -345,6 +345,29 @@ TEST_F(ReportTest, PlannedUseMeasuresUsageAgainstThePlannedCapacity) {
   EXPECT_DOUBLE_EQ(r.Total(0).plan_u, 0.5);  // the root: utilisation
 }
 
+TEST_F(ReportTest, OtherClustersJoinByPathAndScale) {
+  // The other cluster: the same accounts with other ids, one user this
+  // cluster lacks.
+  const std::vector<AssocRow> theirs = {
+      {101, "root", "", "", "", 1, false}, {102, "a", "", "", "root", 1, false},
+      {104, "a", "alice", "", "", 1, false}, {105, "a", "zoe", "", "", 1, false}};
+  size_t unmatched = 0;
+  const std::vector<UsageRow> rows =
+      UsageByPath(Tree(), theirs, {{104, 1000, 100}, {105, 1000, 7}, {102, 1000, 1}}, 2.0, &unmatched);
+  ASSERT_EQ(rows.size(), 2u);  // alice's and the account's (slurmdbd writes users only)
+  EXPECT_EQ(rows[0].assoc_id, 4u);
+  EXPECT_EQ(rows[0].alloc_secs, 200u);
+  EXPECT_EQ(rows[1].assoc_id, 2u);
+  EXPECT_EQ(unmatched, 1u);
+  std::vector<ClusterRow> local = Days(At("2026-03-02"), 2);
+  std::vector<ClusterRow> remote = Days(At("2026-03-03"), 2);  // one day overlaps
+  const uint64_t before = local[1].idle_secs;
+  AddCapacity(&local, remote, 0.5);
+  EXPECT_EQ(local.size(), 2u);
+  EXPECT_EQ(local[0].idle_secs, Days(At("2026-03-02"), 1)[0].idle_secs);
+  EXPECT_EQ(local[1].idle_secs, before + remote[0].idle_secs / 2);
+}
+
 TEST_F(ReportTest, EmptyPeriodAndMissingRootAreErrors) {
   Input in;
   in.assocs = Tree();
