@@ -222,19 +222,116 @@ void RemoteUsage::Keep(const std::vector<std::string>& names) {
   }
 }
 
-std::map<std::string, long double> RemoteUsage::Totals(
-    const std::vector<std::pair<std::string, double>>& clusters, int64_t now,
-    double decay_per_second) const {
-  std::map<std::string, long double> out;
+RemoteUsed RemoteUsage::Used(const std::vector<std::pair<std::string, double>>& clusters,
+                             int64_t now, double decay_per_second) const {
+  RemoteUsed used;
+  used.at = now;
   for (const auto& [name, scale] : clusters) {
     auto it = clusters_.find(name);
+    used.synced_at[name] = it == clusters_.end() ? 0 : it->second.high_water;
     if (it == clusters_.end()) continue;
     const RemoteClusterUsage& c = it->second;
     const long double factor = DecayFactor(decay_per_second, now - c.as_of) * scale;
+    std::map<std::string, long double>& out = used.by_cluster[name];
     for (const auto& [path, usage] : c.ended) out[path] += usage * factor;
     for (const auto& [path, usage] : c.running) out[path] += usage * factor;
   }
+  return used;
+}
+
+std::map<std::string, long double> RemoteUsage::Totals(
+    const std::vector<std::pair<std::string, double>>& clusters, int64_t now,
+    double decay_per_second) const {
+  return Used(clusters, now, decay_per_second).Sum();
+}
+
+std::map<std::string, long double> RemoteUsed::Sum() const {
+  std::map<std::string, long double> out;
+  for (const auto& [cluster, paths] : by_cluster) {
+    for (const auto& [path, usage] : paths) out[path] += usage;
+  }
   return out;
+}
+
+std::string RemoteUsed::Serialize() const {
+  std::string out = "FWRT 1\nat " + std::to_string(at) + "\nclusters " +
+                    std::to_string(synced_at.size()) + "\n";
+  for (const auto& [name, synced] : synced_at) {
+    auto paths = by_cluster.find(name);
+    const size_t n = paths == by_cluster.end() ? 0 : paths->second.size();
+    out += "cluster " + Escape(name) + " " + std::to_string(synced) + " " + std::to_string(n) + "\n";
+    if (paths == by_cluster.end()) continue;
+    for (const auto& [path, usage] : paths->second) {
+      out += "u " + Escape(path) + " ";
+      AppendLongDouble(usage, &out);
+      out += "\n";
+    }
+  }
+  const uint64_t sum = Fnv1a64(out.data(), out.size());
+  out += "checksum ";
+  AppendHex64(sum, &out);
+  out += "\n";
+  return out;
+}
+
+bool RemoteUsed::Parse(const std::string& bytes, RemoteUsed* out, std::string* error) {
+  auto fail = [error](const std::string& why) {
+    if (error) *error = "remote usage used by the last pass: " + why;
+    return false;
+  };
+  if (bytes.compare(0, 7, "FWRT 1\n") != 0) return fail("not a FWRT 1 file");
+  const size_t sum_at = bytes.rfind("checksum ");
+  if (sum_at == std::string::npos || sum_at == 0 || bytes[sum_at - 1] != '\n' || bytes.back() != '\n') {
+    return fail("truncated (no checksum line)");
+  }
+  uint64_t stored = 0;
+  if (!ParseHex64(bytes.substr(sum_at + 9, bytes.size() - sum_at - 10), &stored) ||
+      Fnv1a64(bytes.data(), sum_at) != stored) {
+    return fail("checksum mismatch (damaged)");
+  }
+  LineReader reader(bytes, 7, sum_at);
+  std::string line;
+  RemoteUsed parsed;
+  int64_t count = 0;
+  if (!reader.NextLine(&line) || line.compare(0, 3, "at ") != 0 ||
+      !ParseDecimal(line.substr(3), false, &parsed.at) || !reader.NextLine(&line) ||
+      line.compare(0, 9, "clusters ") != 0 || !ParseDecimal(line.substr(9), false, &count)) {
+    return fail("bad header");
+  }
+  for (int64_t k = 0; k < count; ++k) {
+    if (!reader.NextLine(&line)) return fail("fewer clusters than announced");
+    const std::vector<std::string> f = SplitSpaces(line);
+    std::string name;
+    int64_t synced = 0, n = 0;
+    if (f.size() != 4 || f[0] != "cluster" || !Unescape(f[1], &name) ||
+        !ParseDecimal(f[2], false, &synced) || !ParseDecimal(f[3], false, &n)) {
+      return fail("bad cluster line");
+    }
+    parsed.synced_at[name] = synced;
+    for (int64_t i = 0; i < n; ++i) {
+      std::string path;
+      long double usage = 0;
+      if (!reader.NextLine(&line)) return fail("fewer paths than announced");
+      const std::vector<std::string> g = SplitSpaces(line);
+      if (g.size() != 4 || g[0] != "u" || !Unescape(g[1], &path) || !ParseValue(g[2], g[3], &usage)) {
+        return fail("bad path line");
+      }
+      parsed.by_cluster[name][path] = usage;
+    }
+  }
+  if (!reader.AtEnd()) return fail("more lines than announced");
+  *out = std::move(parsed);
+  return true;
+}
+
+long double RemoteUsageUnder(const std::map<std::string, long double>& by_path, const std::string& path) {
+  long double sum = 0;
+  for (auto it = by_path.lower_bound(path); it != by_path.end(); ++it) {
+    const std::string& p = it->first;
+    if (p.compare(0, path.size(), path) != 0) break;  // past the paths that start with it
+    if (p.size() == path.size() || p[path.size()] == '/' || p[path.size()] == '|') sum += it->second;
+  }
+  return sum;
 }
 
 std::vector<long double> RemoteSubtreeUsage(const AssocTree& tree,

@@ -79,6 +79,22 @@ struct RemoteSyncResult {
   long double charged_usage = 0;  // what the charged jobs added
 };
 
+// What one fairshare computation used: per cluster and path, the scaled
+// usage decayed to `at`, and each cluster's last sync. The plugin writes it
+// after each pass (StateSaveLocation/fairway_remote_used), so that
+// `fairway explain` reproduces the pass exactly and shows each cluster's
+// part.
+struct RemoteUsed {
+  int64_t at = 0;
+  std::map<std::string, int64_t> synced_at;  // cluster -> its last sync (0: never)
+  std::map<std::string, std::map<std::string, long double>> by_cluster;  // cluster -> path -> usage
+  // Per path, the sum over the clusters.
+  std::map<std::string, long double> Sum() const;
+  // Format FWRT 1, checksummed (state_codec.h); Parse rejects damage.
+  std::string Serialize() const;
+  static bool Parse(const std::string& bytes, RemoteUsed* out, std::string* error);
+};
+
 class RemoteUsage {
  public:
   // How far back a fetch reaches on a first sync: ten half-lives (usage
@@ -106,6 +122,9 @@ class RemoteUsage {
   std::map<std::string, long double> Totals(
       const std::vector<std::pair<std::string, double>>& clusters, int64_t now,
       double decay_per_second) const;
+  // The same, kept per cluster (Totals is its Sum).
+  RemoteUsed Used(const std::vector<std::pair<std::string, double>>& clusters, int64_t now,
+                  double decay_per_second) const;
 
   const std::map<std::string, RemoteClusterUsage>& clusters() const { return clusters_; }
 
@@ -118,6 +137,10 @@ class RemoteUsage {
  private:
   std::map<std::string, RemoteClusterUsage> clusters_;
 };
+
+// The usage of `path` and of every path below it (its sub-accounts and
+// users) in by_path.
+long double RemoteUsageUnder(const std::map<std::string, long double>& by_path, const std::string& path);
 
 // Per node of `tree`, the remote usage of its subtree: each path's usage
 // added to the node with that path and to every ancestor. Paths no node

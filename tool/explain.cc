@@ -89,6 +89,36 @@ const char* ModeFormula(FairshareMode mode) {
   return "";
 }
 
+// fairshare_clusters: each association's usage on the path, local and per
+// other cluster, as the last pass added it, and how old each cluster's
+// last sync was then.
+void PrintRemoteUsage(const ExplainModel& m, int32_t target) {
+  if (!m.have_remote) {
+    std::printf("  (other clusters: %s; usage shown is local only)\n", m.remote_note.c_str());
+    return;
+  }
+  std::printf("  usage is local plus the other clusters' (fairshare_clusters), as the pass at %lld added it:\n",
+              static_cast<long long>(m.remote.at));
+  for (int32_t i : PathToRoot(m.tree, target)) {
+    const std::string path = LocalPath(m.tree, i);
+    const AssocNode& n = m.tree.node(i);
+    std::printf("  %-22s local %.0Lf", (n.is_user() ? n.acct + "/" + n.user : n.acct).c_str(),
+                m.state.assocs[i].node.usage_raw);
+    for (const auto& [cluster, paths] : m.remote.by_cluster) {
+      std::printf(" + %s %.0Lf", cluster.c_str(), RemoteUsageUnder(paths, path));
+    }
+    std::printf(" = %.0Lf\n", n.usage_raw);
+  }
+  for (const auto& [cluster, synced] : m.remote.synced_at) {
+    if (synced) {
+      std::printf("  cluster %s: last synced %lld s before that pass\n", cluster.c_str(),
+                  static_cast<long long>(m.remote.at - synced));
+    } else {
+      std::printf("  cluster %s: never synced (slurmdbd has not answered yet)\n", cluster.c_str());
+    }
+  }
+}
+
 // Prints the path from the root to the association with every level's
 // values, recomputed and as the controller holds them.
 bool PrintAssocPath(const ExplainModel& m, int32_t target) {
@@ -146,6 +176,7 @@ bool PrintAssocPath(const ExplainModel& m, int32_t target) {
   if (mode == FairshareMode::kPlannedUse && !m.have_ledger) {
     std::printf("  (ledger: %s; H and c shown as 0)\n", m.ledger_note.c_str());
   }
+  if (!m.state.params.fairshare_clusters.empty()) PrintRemoteUsage(m, target);
   return all_match;
 }
 
@@ -268,6 +299,17 @@ int ExplainAssoc(const Options& o) {
                           {"usage_raw", static_cast<double>(m.tree.node(i).usage_raw)},
                           {"usage_efctv", static_cast<double>(fs.usage_efctv)},
                           {"factor", fs.job_factor}};
+      if (m.have_remote) {
+        // usage_raw is local plus this (the subtree's, per cluster).
+        const std::string path = LocalPath(m.tree, i);
+        nlohmann::json remote = nlohmann::json::object();
+        for (const auto& [cluster, paths] : m.remote.by_cluster) {
+          remote[cluster] = {{"usage", static_cast<double>(RemoteUsageUnder(paths, path))},
+                             {"synced_before_pass_s", m.remote.at - m.remote.synced_at.at(cluster)}};
+        }
+        j["local_usage_raw"] = static_cast<double>(m.state.assocs[i].node.usage_raw);
+        j["other_clusters"] = remote;
+      }
       std::printf("%s\n", j.dump(2).c_str());
       continue;
     }

@@ -54,6 +54,32 @@ void ReadLedger(ExplainModel* model) {
   model->have_ledger = true;
 }
 
+// The other clusters' usage the last pass added, into the tree: the pass
+// computed fairshare on local plus this.
+void AddRemoteUsed(ExplainModel* model) {
+  const std::string path = model->state.state_save_location + "/fairway_remote_used";
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    model->remote_note = "cannot read " + path +
+                         " (run on the controller host as SlurmUser or root; or no pass has run "
+                         "with fairshare_clusters yet)";
+    return;
+  }
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  std::string why;
+  if (!RemoteUsed::Parse(bytes.str(), &model->remote, &why)) {
+    model->remote_note = path + ": " + why;
+    return;
+  }
+  model->have_remote = true;
+  const std::vector<long double> extra = RemoteSubtreeUsage(model->tree, model->remote.Sum(), nullptr);
+  for (size_t i = 0; i < extra.size(); ++i) {
+    const int32_t node = static_cast<int32_t>(i);
+    if (extra[i] != 0) model->tree.set_usage_raw(node, model->tree.node(node).usage_raw + extra[i]);
+  }
+}
+
 }  // namespace
 
 bool BuildExplainModel(client::ControllerState state, ExplainModel* model, std::string* error) {
@@ -68,6 +94,7 @@ bool BuildExplainModel(client::ControllerState state, ExplainModel* model, std::
   }
   if (!model->tree.Build(std::move(nodes), SharesNormalizedLikeFairTree(mode), error)) return false;
   if (mode == FairshareMode::kPlannedUse) ReadLedger(model);
+  if (!model->state.params.fairshare_clusters.empty()) AddRemoteUsed(model);
   model->fairshare = ComputeFairshare(model->tree, model->state.params, &model->ledger,
                                       model->state.cluster_cpus);
   return true;

@@ -14,6 +14,7 @@
 #include "job_priority.h"
 #include "explain_visible.h"
 #include "planned_use.h"
+#include "remote_usage.h"
 #include "slurmctld/rpc_client.h"
 
 namespace fairway {
@@ -25,6 +26,11 @@ struct ExplainModel {
   bool have_ledger = false;     // planned use: ledger read from the state file
   PlannedUseLedger ledger;
   std::string ledger_note;      // why the ledger could not be read, if so
+  // fairshare_clusters: the other clusters' usage the last pass added
+  // (StateSaveLocation/fairway_remote_used), in the tree's usage too.
+  bool have_remote = false;
+  RemoteUsed remote;
+  std::string remote_note;      // why it could not be read, if so
   // PrivateData=usage and a requester who may not see the whole tree: the
   // controller sent only some associations (ViewIsPartial). tree and
   // fairshare.assocs are then empty; explain_visible explains what it can.

@@ -48,6 +48,7 @@ struct fw_config {
 struct fw_remote {
   fairway::RemoteUsage usage;
   std::set<std::string> told_unmatched;
+  fairway::RemoteUsed last_used;  // what the last fairshare added
 };
 
 // The planned-use ledger, and when the copy it was parsed from was written:

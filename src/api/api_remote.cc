@@ -18,8 +18,8 @@ void AddRemoteUsage(const fw_config& config, fw_remote* remote, int64_t now, Ass
   for (const Params::RemoteCluster& c : config.params.fairshare_clusters) {
     clusters.emplace_back(c.name, c.scale);
   }
-  const std::map<std::string, long double> totals =
-      remote->usage.Totals(clusters, now, config.decay_per_second);
+  remote->last_used = remote->usage.Used(clusters, now, config.decay_per_second);
+  const std::map<std::string, long double> totals = remote->last_used.Sum();
   std::vector<std::string> unmatched;
   const std::vector<long double> extra = RemoteSubtreeUsage(*tree, totals, &unmatched);
   for (size_t i = 0; i < tree->size(); ++i) {
@@ -137,6 +137,17 @@ void fw_remote_sync(fw_remote_t* remote, const fw_config_t* config, const char* 
   } catch (...) {
     ReportException(config, "fw_remote_sync");
   }
+}
+
+char* fw_remote_used_serialize(const fw_remote_t* remote, size_t* length) {
+  if (length) *length = 0;
+  try {
+    return fairway::api::MallocBytes(
+        remote ? remote->last_used.Serialize() : fairway::RemoteUsed().Serialize(), length);
+  } catch (...) {
+    ReportException(nullptr, "fw_remote_used_serialize");
+  }
+  return nullptr;
 }
 
 int64_t fw_remote_synced_at(const fw_remote_t* remote, const char* cluster) {

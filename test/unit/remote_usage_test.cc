@@ -159,6 +159,34 @@ TEST(RemoteUsage, SubtreeUsageChargesAncestorsAndReportsUnmatchedPaths) {
   EXPECT_EQ(unmatched, std::vector<std::string>{"root/d|erin"});
 }
 
+TEST(RemoteUsage, UsageUnderAPathCountsItsSubtreeOnly) {
+  const std::map<std::string, long double> u = {
+      {"root/a", 1}, {"root/a/b|alice", 2}, {"root/ab", 4}, {"root/a|bob", 8}, {"root/d", 16}};
+  EXPECT_EQ(RemoteUsageUnder(u, "root/a"), 11);
+  EXPECT_EQ(RemoteUsageUnder(u, "root"), 31);
+  EXPECT_EQ(RemoteUsageUnder(u, "root/x"), 0);
+}
+
+TEST(RemoteUsage, UsedKeepsEachClustersPartAndRoundTrips) {
+  RemoteUsage r;
+  const double f = DecayFactorPerSecond(kHalfLife);
+  const int64_t t0 = 1'800'000'000;
+  r.Sync("b", RemoteTree(), {Job(1, 13, t0 - 600, t0 - 100)}, t0, f, kHalfLife);
+  r.Sync("c", RemoteTree(), {Job(1, 15, t0 - 600, t0 - 100)}, t0, f, kHalfLife);
+  const RemoteUsed used = r.Used({{"b", 1.0}, {"c", 2.0}, {"gone", 1.0}}, t0 + 10, f);
+  EXPECT_EQ(used.synced_at.at("gone"), 0);
+  EXPECT_EQ(used.synced_at.at("b"), t0);
+  EXPECT_EQ(used.Sum(), r.Totals({{"b", 1.0}, {"c", 2.0}, {"gone", 1.0}}, t0 + 10, f));
+  RemoteUsed back;
+  std::string error;
+  ASSERT_TRUE(RemoteUsed::Parse(used.Serialize(), &back, &error)) << error;
+  EXPECT_EQ(back.Serialize(), used.Serialize());
+  EXPECT_EQ(back.by_cluster.at("c").at("root/d|erin"), used.by_cluster.at("c").at("root/d|erin"));
+  std::string damaged = used.Serialize();
+  damaged[10] ^= 1;
+  EXPECT_FALSE(RemoteUsed::Parse(damaged, &back, &error));
+}
+
 TEST(RemoteUsage, StateRoundTripsAndDamageIsRefused) {
   RemoteUsage r;
   const double f = DecayFactorPerSecond(kHalfLife);

@@ -164,7 +164,7 @@ static void repair_root_usage(slurmdb_assoc_rec_t **records,
 	xfree(children);
 }
 
-void fw_assocs_fairshare(const fw_config_t *config)
+void fw_assocs_fairshare(const fw_config_t *config, time_t now)
 {
 	const fw_settings_t *s = fw_settings(config);
 	if (!s->calc_fairshare)

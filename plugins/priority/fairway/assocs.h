@@ -4,17 +4,19 @@
 #define FAIRWAY_PLUGIN_ASSOCS_H_
 
 #include <stddef.h>
+#include <time.h>
 
 #include "api/fairway_api.h"
 #include "locks.h"
 
 /* The decay pass's steps. Each requires no assoc_mgr lock and not the
  * ledger, and takes what it needs itself:
- * fw_assocs_fairshare takes FW_FAIRSHARE (and, in planned use, the ledger)
- * and writes one pass's fairshare back; fw_assocs_decay and
+ * fw_assocs_fairshare takes FW_FAIRSHARE (and, in planned use, the ledger;
+ * with fairshare_clusters, the remote mutex) and writes one pass's
+ * fairshare back, the other clusters' usage decayed to now; fw_assocs_decay and
  * fw_assocs_reset take FW_USAGE_WRITE and decay or reset every association
  * and QOS in place (QOS with NoDecay are reset, not decayed). */
-void fw_assocs_fairshare(const fw_config_t *config);
+void fw_assocs_fairshare(const fw_config_t *config, time_t now);
 void fw_assocs_decay(const fw_config_t *config, double factor);
 void fw_assocs_reset(const fw_config_t *config);
 

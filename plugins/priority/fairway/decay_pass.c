@@ -23,6 +23,7 @@
 #include "job_store.h"
 #include "ledger_file.h"
 #include "locks.h"
+#include "remote_sync.h"
 #include "state_files.h"
 
 /* CPU time of the calling thread in ms: the pass logs where it spends it. */
@@ -149,7 +150,7 @@ void fw_decay_pass(const fw_config_t *config, time_t now,
 
 	if (!jobs_step) {
 		/* 5. Fairshare only. */
-		fw_assocs_fairshare(config);
+		fw_assocs_fairshare(config, now);
 		lap(&mark, &r->cpu.fairshare);
 	} else {
 		/* 2. The site factor plugin's update. */
@@ -170,7 +171,7 @@ void fw_decay_pass(const fw_config_t *config, time_t now,
 			fw_ledger_roll(fw_ledger_acquire(), config, now);
 			fw_ledger_release();
 		}
-		fw_assocs_fairshare(config);
+		fw_assocs_fairshare(config, now);
 		lap(&mark, &r->cpu.fairshare);
 		/* 6. Gather and compute; job queries still run. */
 		double gather_start = wall_ms();
@@ -206,6 +207,9 @@ void fw_decay_pass(const fw_config_t *config, time_t now,
 	 * planned use always runs the job steps. */
 	if (planned_use)
 		fw_ledger_save();
+	/* The other clusters' usage this pass added (fairway explain). */
+	if (s->remote_cluster_cnt)
+		fw_remote_save_used();
 	/* Then the clock, then the usage this pass charged
 	 * (slurmctld writes assoc_usage only every few minutes, so a crash
 	 * would lose more than one pass). In this order a crash in between

@@ -22,6 +22,7 @@
 #include "state_files.h"
 
 #define FW_REMOTE_FILE "fairway_remote_usage"
+#define FW_REMOTE_USED_FILE "fairway_remote_used"
 /* Clusters whose outage is remembered (to say it once, and its end). */
 #define FW_REMOTE_MAX_TOLD 64
 
@@ -115,6 +116,16 @@ static void save_state(void)
 	fw_remote_release();
 	if (bytes) /* written outside the mutex: the fairshare never waits on the disk */
 		fw_state_write(FW_REMOTE_FILE, bytes, length);
+	free(bytes); /* the core's malloc */
+}
+
+void fw_remote_save_used(void)
+{
+	size_t length = 0;
+	char *bytes = fw_remote_used_serialize(fw_remote_acquire(), &length);
+	fw_remote_release();
+	if (bytes)
+		fw_state_write(FW_REMOTE_USED_FILE, bytes, length);
 	free(bytes); /* the core's malloc */
 }
 

@@ -15,6 +15,12 @@
 fw_remote_t *fw_remote_acquire(void);
 void fw_remote_release(void);
 
+/* Writes StateSaveLocation/fairway_remote_used: what the last fairshare
+ * added of the other clusters' usage (fw_remote_used_serialize), for
+ * `fairway explain`. Requires no lock (takes the remote mutex, then writes
+ * without it). */
+void fw_remote_save_used(void);
+
 /* Starts the "fw_remote" thread (once; with the decay thread): it loads
  * StateSaveLocation/fairway_remote_usage, then syncs every configured
  * cluster every fairshare_sync seconds (0: PriorityCalcPeriod) and saves
