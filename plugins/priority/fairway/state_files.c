@@ -4,7 +4,9 @@
  * switch plugins either way) and any other state file (the planned-use
  * ledger). Every write is atomic (<name>.new, fsync, rename, fsync of the
  * directory) and keeps the previous copy as <name>.old, all under Slurm's
- * state-file lock. The lines logged here are grepped for by the reliability
+ * state-file lock. The pass statistics (fairway_pass_stats, for `fairway
+ * metrics`) are written the same way, world-readable, without .old or
+ * fsync. The lines logged here are grepped for by the reliability
  * tests (test/integration/reliability_*.sh): keep them word for word. */
 #define _GNU_SOURCE /* asprintf */
 #include <pthread.h>
@@ -170,7 +172,7 @@ bool fw_state_set_aside(const char *name)
 /* Requires the state-file lock. what: the file and the error; todo: what
  * the site must do. Said once per kind until a save succeeds. */
 static void save_failed(const char *name, fw_failed_step_t step, int err,
-			const char *what, const char *todo)
+			const char *what, const char *todo, bool report)
 {
 	fw_file_memory_t *m = memory_of(name);
 	if (m && m->failed_step == step && m->failed_errno == err)
@@ -179,23 +181,43 @@ static void save_failed(const char *name, fw_failed_step_t step, int err,
 		m->failed_step = step;
 		m->failed_errno = err;
 	}
-	fw_log(FW_LOG_ERROR,
-	       "cannot save state file %s (the previous file is kept); %s. Said once until a save "
-	       "succeeds: the plugin runs on what it holds in memory, and a restart before then "
-	       "recovers from the files there (doc/reliability.md)",
-	       what, todo);
+	if (report) /* nothing is recovered from it: say only that */
+		fw_log(FW_LOG_ERROR,
+		       "cannot save the pass statistics %s; %s. Said once until a save succeeds; "
+		       "priorities are not affected, `fairway metrics` shows the previous pass",
+		       what, todo);
+	else
+		fw_log(FW_LOG_ERROR,
+		       "cannot save state file %s (the previous file is kept); %s. Said once until a save "
+		       "succeeds: the plugin runs on what it holds in memory, and a restart before then "
+		       "recovers from the files there (doc/reliability.md)",
+		       what, todo);
 }
+
+/* How a file is written: state (0600, .old kept, synced) or a report for
+ * other programs to read (0644, no .old, not synced: losing it in a crash
+ * loses nothing the plugin needs). */
+typedef struct {
+	mode_t mode;
+	bool keep_old, sync, report;
+} fw_write_kind_t;
+static const fw_write_kind_t state_kind = { 0600, true, true, false };
+static const fw_write_kind_t report_kind = { 0644, false, false, true };
 
 /* Requires the state-file lock. Writes and syncs <name>.new; on failure
  * says why and removes it. */
 static bool write_new(const char *name, const char *new_path, const char *bytes,
-		      size_t length)
+		      size_t length, const fw_write_kind_t *kind)
 {
-	int fd = open(new_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600),
+	int fd = open(new_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+		      kind->mode),
 	    err = 0;
 	if (fd < 0) {
 		err = errno;
 	} else {
+		/* The mode asked, whatever slurmctld's umask. */
+		if (fchmod(fd, kind->mode) != 0)
+			err = errno;
 		for (size_t done = 0; done < length && !err;) {
 			ssize_t n = write(fd, bytes + done, length - done);
 			if (n > 0)
@@ -205,7 +227,7 @@ static bool write_new(const char *name, const char *new_path, const char *bytes,
 			else if (errno != EINTR)
 				err = errno;
 		}
-		if (!err && fsync(fd) != 0)
+		if (!err && kind->sync && fsync(fd) != 0)
 			err = errno;
 		if (close(fd) != 0 && !err)
 			err = errno;
@@ -216,7 +238,8 @@ static bool write_new(const char *name, const char *new_path, const char *bytes,
 	save_failed(name, FW_FAILED_NEW, err, what,
 		    err == ENOTDIR ? "make StateSaveLocation a directory" :
 		    fd < 0         ? "make StateSaveLocation writable" :
-				     "free space in StateSaveLocation");
+				     "free space in StateSaveLocation",
+		    kind->report);
 	free(what);
 	if (fd >= 0)
 		unlink(new_path);
@@ -240,7 +263,9 @@ static void keep_previous(const char *name, const char *path,
 		       strerror(errno));
 }
 
-bool fw_state_write(const char *name, const char *bytes, size_t length)
+/* Atomically replaces StateSaveLocation/<name> as kind says. */
+static bool write_atomically(const char *name, const char *bytes, size_t length,
+			     const fw_write_kind_t *kind)
 {
 	bool ok = false;
 	char *path = fw_state_path(name, ""),
@@ -252,21 +277,25 @@ bool fw_state_write(const char *name, const char *bytes, size_t length)
 			fw_log(FW_LOG_ERROR,
 			       "Can not save priority state information, StateSaveLocation is /dev/null");
 		told_dev_null = true;
-	} else if (write_new(name, new_path, bytes, length)) {
-		keep_previous(name, path, old_path);
+	} else if (write_new(name, new_path, bytes, length, kind)) {
+		if (kind->keep_old)
+			keep_previous(name, path, old_path);
 		if (rename(new_path, path) != 0) {
 			const int err = errno;
 			char *what = fw_format("%s: rename from %s: %s", path,
 					       new_path, strerror(err));
 			char *todo =
 				fw_format("remove or move what is at %s", path);
-			save_failed(name, FW_FAILED_RENAME, err, what, todo);
+			save_failed(name, FW_FAILED_RENAME, err, what, todo,
+				    kind->report);
 			free(what);
 			free(todo);
 			unlink(new_path);
 		} else {
-			int dir_fd = open(state_dir(),
-					  O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			int dir_fd = kind->sync ? open(state_dir(),
+						       O_RDONLY | O_DIRECTORY |
+							       O_CLOEXEC) :
+						  -1;
 			if (dir_fd >=
 			    0) { /* the rename itself survives a crash */
 				fsync(dir_fd);
@@ -274,7 +303,9 @@ bool fw_state_write(const char *name, const char *bytes, size_t length)
 			}
 			fw_file_memory_t *m = memory_of(name);
 			if (m && m->failed_step != FW_FAILED_NONE)
-				fw_log(FW_LOG_INFO, "state file %s saved again",
+				fw_log(FW_LOG_INFO, "%s %s saved again",
+				       kind->report ? "pass statistics" :
+						      "state file",
 				       path);
 			if (m) { /* a good file now replaces any damaged one */
 				m->failed_step = FW_FAILED_NONE;
@@ -288,6 +319,16 @@ bool fw_state_write(const char *name, const char *bytes, size_t length)
 	free(new_path);
 	free(old_path);
 	return ok;
+}
+
+bool fw_state_write(const char *name, const char *bytes, size_t length)
+{
+	return write_atomically(name, bytes, length, &state_kind);
+}
+
+bool fw_state_write_report(const char *name, const char *text)
+{
+	return write_atomically(name, text, strlen(text), &report_kind);
 }
 
 bool fw_state_write_clock(time_t last_ran, time_t last_reset)
