@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 
 #include "text_util.h"
@@ -14,7 +15,7 @@ namespace {
 
 constexpr const char* kKnownKeys =
     "fairshare, planned_use_interval, planned_use_capacity, planned_use_charge, "
-    "usage_bootstrap";
+    "usage_bootstrap, fairshare_clusters, fairshare_sync";
 constexpr const char* kSetting = "PriorityParameters";
 
 Diagnostic BadValue(const std::string& key, const std::string& value,
@@ -118,10 +119,79 @@ std::optional<int64_t> ParseSlurmTimeSeconds(std::string_view text) {
   return days * 86400 + hours * 3600 + minutes * 60 + seconds;
 }
 
-Diagnostics ParsePriorityParameters(std::string_view text, Params* params) {
+namespace {
+
+// slurmctld's ClusterName is a table prefix in slurmdbd: letters, digits,
+// '_' and '-'.
+bool ValidClusterName(const std::string& name) {
+  if (name.empty() || name.size() > 64) return false;
+  for (char c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') return false;
+  }
+  return true;
+}
+
+// One fairshare_clusters list (items already split): the clusters, or the
+// reason the list is refused.
+std::optional<std::vector<Params::RemoteCluster>> ParseRemoteClusters(
+    const std::vector<std::string>& items, std::string_view local_cluster, std::string* why) {
+  std::vector<Params::RemoteCluster> out;
+  const std::string local = ToLower(Trim(local_cluster));
+  for (const std::string& item : items) {
+    Params::RemoteCluster c;
+    const size_t colon = item.find(':');
+    c.name = ToLower(Trim(item.substr(0, colon)));
+    if (!ValidClusterName(c.name)) {
+      *why = "'" + c.name + "' is not a cluster name (letters, digits, '_' and '-')";
+      return std::nullopt;
+    }
+    if (colon != std::string::npos) {
+      const std::string scale = Trim(item.substr(colon + 1));
+      std::optional<double> v = ParseDouble(scale);
+      if (!v || !std::isfinite(*v) || *v <= 0) {
+        *why = "the scale '" + scale + "' of cluster " + c.name + " is not a finite number > 0";
+        return std::nullopt;
+      }
+      c.scale = *v;
+    }
+    if (!local.empty() && c.name == local) {
+      *why = "cluster " + c.name + " is this cluster (ClusterName): its usage counts already";
+      return std::nullopt;
+    }
+    for (const Params::RemoteCluster& seen : out) {
+      if (seen.name == c.name) {
+        *why = "cluster " + c.name + " is named twice";
+        return std::nullopt;
+      }
+    }
+    out.push_back(c);
+  }
+  return out;
+}
+
+std::string RemoteClustersText(const std::vector<Params::RemoteCluster>& clusters) {
+  if (clusters.empty()) return "no other cluster";
+  std::string s;
+  for (const Params::RemoteCluster& c : clusters) {
+    if (!s.empty()) s += ",";
+    s += c.name;
+    if (c.scale != 1) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%g", c.scale);
+      s += std::string(":") + buf;
+    }
+  }
+  return s;
+}
+
+}  // namespace
+
+Diagnostics ParsePriorityParameters(std::string_view text, Params* params,
+                                    std::string_view local_cluster) {
   Diagnostics diagnostics;
-  for (const std::string& raw_item : Split(std::string(text), ',')) {
-    std::string item = Trim(raw_item);
+  std::vector<std::string> items = Split(std::string(text), ',');
+  for (size_t index = 0; index < items.size(); ++index) {
+    std::string item = Trim(items[index]);
     if (item.empty()) continue;
     size_t eq = item.find('=');
     if (eq == std::string::npos) {
@@ -177,6 +247,33 @@ Diagnostics ParsePriorityParameters(std::string_view text, Params* params) {
             key, value, "expected accrue or start",
             params->planned_use_charge == PlannedUseCharge::kStart ? "start"
                                                                    : "accrue"));
+      }
+    } else if (key == "fairshare_clusters") {
+      // The list runs on over the items without '='.
+      std::vector<std::string> list;
+      if (!value.empty()) list.push_back(value);
+      while (index + 1 < items.size() && Trim(items[index + 1]).find('=') == std::string::npos) {
+        const std::string more = Trim(items[++index]);
+        if (!more.empty()) list.push_back(more);
+        value += "," + more;
+      }
+      std::string why;
+      std::optional<std::vector<Params::RemoteCluster>> clusters =
+          ParseRemoteClusters(list, local_cluster, &why);
+      if (!clusters) {
+        diagnostics.push_back(BadValue(key, value, why, RemoteClustersText(params->fairshare_clusters)));
+      } else {
+        params->fairshare_clusters = *clusters;
+      }
+    } else if (key == "fairshare_sync") {
+      std::optional<int64_t> seconds = ParseUnsigned(value);
+      if (!seconds) {
+        diagnostics.push_back(BadValue(
+            key, value, "expected seconds (0: every decay pass)",
+            params->fairshare_sync_s ? std::to_string(params->fairshare_sync_s) + " s"
+                                     : std::string("every decay pass")));
+      } else {
+        params->fairshare_sync_s = *seconds;
       }
     } else if (key == "usage_bootstrap") {
       std::string v = ToLower(value);

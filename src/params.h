@@ -57,6 +57,15 @@ struct Params {
   double planned_use_capacity = 0;         // billing/s; 0 = total node billing
   PlannedUseCharge planned_use_charge = PlannedUseCharge::kAccrue;
   UsageBootstrap usage_bootstrap = UsageBootstrap::kAuto;  // usage_bootstrap
+  // fairshare_clusters=NAME[:SCALE][,NAME[:SCALE]...]: the clusters sharing
+  // slurmdbd whose usage counts in this cluster's fairshare (names lower
+  // case, as slurmctld stores ClusterName), each scaled (default 1).
+  struct RemoteCluster {
+    std::string name;
+    double scale = 1;
+  };
+  std::vector<RemoteCluster> fairshare_clusters;
+  int64_t fairshare_sync_s = 0;  // fairshare_sync; 0 = every decay pass
 
   // The fairshare mode in force: PriorityParameters wins over PriorityFlags.
   FairshareMode Mode() const;
@@ -67,8 +76,15 @@ struct Params {
 // Parses PriorityParameters ("key=value,key=value"). Every problem becomes a
 // Diagnostic naming the key and value; the key then keeps its previous value
 // in *params. Known keys: fairshare, planned_use_interval,
-// planned_use_capacity, planned_use_charge, usage_bootstrap.
-Diagnostics ParsePriorityParameters(std::string_view text, Params* params);
+// planned_use_capacity, planned_use_charge, usage_bootstrap,
+// fairshare_clusters, fairshare_sync. fairshare_clusters takes a list: the
+// items after it that have no '=' are more clusters
+// ("fairshare_clusters=gpu:2,cloud,fairshare_sync=600"). The whole list is
+// dropped (the previous one kept) when any of its names is empty or not a
+// valid ClusterName, appears twice, or its scale is not a finite number
+// > 0; local_cluster, when given, may not be in it.
+Diagnostics ParsePriorityParameters(std::string_view text, Params* params,
+                                    std::string_view local_cluster = {});
 
 // Slurm's time string ("minutes", "minutes:seconds", "hours:minutes:seconds",
 // "days-hours", "days-hours:minutes", "days-hours:minutes:seconds") in

@@ -32,6 +32,8 @@
 #include <limits>
 #include <vector>
 
+#include "state_codec.h"
+
 namespace fairway {
 
 namespace {
@@ -54,123 +56,10 @@ bool UsableAmount(long double x) { return std::isfinite(x) && x > 0; }
 constexpr long double kLedgerMax = static_cast<long double>(DBL_MAX);
 long double Saturate(long double x) { return x > kLedgerMax ? kLedgerMax : x; }
 
-// ---- serialisation helpers ----
+// ---- serialisation (state_codec.h) ----
 
-constexpr uint64_t kFnvOffset = 14695981039346656037ull;
-constexpr uint64_t kFnvPrime = 1099511628211ull;
 constexpr const char* kMagic = "FWPU";
 constexpr int kVersion = 1;
-
-uint64_t Fnv1a64(const char* data, size_t n) {
-  uint64_t h = kFnvOffset;
-  for (size_t i = 0; i < n; ++i) {
-    h ^= static_cast<unsigned char>(data[i]);
-    h *= kFnvPrime;
-  }
-  return h;
-}
-
-void AppendHex64(uint64_t v, std::string* out) {
-  static const char kDigits[] = "0123456789abcdef";
-  for (int shift = 60; shift >= 0; shift -= 4) out->push_back(kDigits[(v >> shift) & 0xf]);
-}
-
-uint64_t DoubleBits(double d) {
-  uint64_t bits;
-  std::memcpy(&bits, &d, sizeof bits);
-  return bits;
-}
-
-double BitsDouble(uint64_t bits) {
-  double d;
-  std::memcpy(&d, &bits, sizeof d);
-  return d;
-}
-
-void AppendLongDouble(long double x, std::string* out) {
-  double hi = static_cast<double>(x);
-  double lo = std::isfinite(hi) ? static_cast<double>(x - static_cast<long double>(hi)) : 0.0;
-  AppendHex64(DoubleBits(hi), out);
-  out->push_back(' ');
-  AppendHex64(DoubleBits(lo), out);
-}
-
-// A strict reader over one line of the body.
-class LineReader {
- public:
-  LineReader(const std::string& text, size_t begin, size_t end)
-      : text_(text), pos_(begin), end_(end) {}
-
-  bool AtEnd() const { return pos_ >= end_; }
-
-  // Reads the rest of the current line (without '\n'); false at the end of
-  // the text or when the line has no newline.
-  bool NextLine(std::string* line) {
-    if (pos_ >= end_) return false;
-    size_t nl = text_.find('\n', pos_);
-    if (nl == std::string::npos || nl >= end_) return false;
-    line->assign(text_, pos_, nl - pos_);
-    pos_ = nl + 1;
-    return true;
-  }
-
- private:
-  const std::string& text_;
-  size_t pos_;
-  size_t end_;
-};
-
-// Decimal without leading zeros (except "0"), optional '-' when allowed.
-bool ParseDecimal(const std::string& s, bool allow_negative, int64_t* out) {
-  size_t i = 0;
-  bool negative = false;
-  if (allow_negative && !s.empty() && s[0] == '-') {
-    negative = true;
-    i = 1;
-  }
-  if (i >= s.size() || s.size() - i > 19) return false;
-  if (s[i] == '0' && s.size() - i > 1) return false;
-  if (negative && s[i] == '0') return false;  // "-0"
-  uint64_t v = 0;
-  for (; i < s.size(); ++i) {
-    if (s[i] < '0' || s[i] > '9') return false;
-    v = v * 10 + static_cast<uint64_t>(s[i] - '0');
-  }
-  const uint64_t limit = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
-  if (v > limit) return false;
-  *out = negative ? -static_cast<int64_t>(v) : static_cast<int64_t>(v);
-  return true;
-}
-
-bool ParseHex64(const std::string& s, uint64_t* out) {
-  if (s.size() != 16) return false;
-  uint64_t v = 0;
-  for (char c : s) {
-    int digit;
-    if (c >= '0' && c <= '9') {
-      digit = c - '0';
-    } else if (c >= 'a' && c <= 'f') {
-      digit = c - 'a' + 10;
-    } else {
-      return false;  // upper case is not canonical
-    }
-    v = (v << 4) | static_cast<uint64_t>(digit);
-  }
-  *out = v;
-  return true;
-}
-
-std::vector<std::string> SplitSpaces(const std::string& line) {
-  std::vector<std::string> parts;
-  size_t start = 0;
-  while (true) {
-    size_t sp = line.find(' ', start);
-    parts.push_back(line.substr(start, sp == std::string::npos ? std::string::npos : sp - start));
-    if (sp == std::string::npos) break;
-    start = sp + 1;
-  }
-  return parts;
-}
 
 bool Fail(std::string* error, const std::string& why) {
   if (error) *error = "planned-use ledger: " + why;

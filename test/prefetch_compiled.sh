@@ -4,21 +4,22 @@
 # many cache misses in flight. GCC may delete a prefetch without a warning
 # (a function made only of prefetches looks free of side effects); the pass
 # then runs about twice as slow. This checks that, for each source file of
-# the plugin, the built plugin holds at least as many prefetch instructions
-# attributed to that file (by the debug line table, inlined code included)
-# as the file has prefetch calls.
+# the plugin (and each header: job_gather.h holds a prefetch helper the
+# gather and the store share), the built plugin holds at least as many
+# prefetch instructions attributed to that file (by the debug line table,
+# inlined code included) as the file has prefetch calls.
 so=.libs/priority_fairway.so
 src=${srcdir:-.}/plugins/priority/fairway
 [ -f "$so" ] || { echo "SKIP: $so not built"; exit 77; }
 command -v objdump >/dev/null || { echo "SKIP: no objdump"; exit 77; }
 counts=$(objdump -d -l --no-show-raw-insn "$so" | awk '
-  /^\/.*\.c:[0-9]+/ { file = $1; sub(/:.*/, "", file); sub(/.*\//, "", file) }
-  /^[^\/].*\.c:[0-9]+/ { file = $1; sub(/:.*/, "", file); sub(/.*\//, "", file) }
+  /^\/.*\.[ch]:[0-9]+/ { file = $1; sub(/:.*/, "", file); sub(/.*\//, "", file) }
+  /^[^\/].*\.[ch]:[0-9]+/ { file = $1; sub(/:.*/, "", file); sub(/.*\//, "", file) }
   /\tprefetch/ { n[file]++ }
   END { for (f in n) print f, n[f] }')
 status=0
 checked=0
-for path in "$src"/*.c; do
+for path in "$src"/*.c "$src"/*.h; do
   file=$(basename "$path")
   asked=$(grep -v '^#define' "$path" | grep -c -E 'FW_PREFETCH\(|__builtin_prefetch\(')
   [ "$asked" -gt 0 ] || continue

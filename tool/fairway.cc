@@ -10,6 +10,7 @@
 #include "fairshare_table.h"
 #include "metrics.h"
 #include "simulate.h"
+#include "report.h"
 #include "slurmctld/rpc_client.h"
 #include "usage.h"
 #include "whatif.h"
@@ -38,6 +39,8 @@ int main(int argc, char** argv) {
   fairway::RegisterMetricsCommand(app);
   // `fairway whatif` (tool/whatif.cc).
   fairway::RegisterWhatIfCommand(app);
+  // `fairway report` (tool/report.cc).
+  fairway::RegisterReportCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::RuntimeError& e) {

@@ -14,6 +14,15 @@ std::string ShellQuote(const std::string& s) {
   return q + "'";
 }
 
+std::string GnuplotQuote(const std::string& s) {
+  std::string q = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') q += '\\';
+    q += c;
+  }
+  return q + "\"";
+}
+
 std::string FindInPath(const std::string& program) {
   const char* path = std::getenv("PATH");
   std::stringstream dirs(path ? path : "/usr/bin:/bin");

@@ -47,15 +47,6 @@ bool WriteFile(const fs::path& path, const std::string& text, std::string* error
   return true;
 }
 
-std::string GnuplotString(const std::string& s) {
-  std::string q = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') q += '\\';
-    q += c;
-  }
-  return q + "\"";
-}
-
 std::string PlotScript(const sim::Scenario& scenario, const sim::SimResult& r, const std::string& format) {
   std::ostringstream g;
   const std::string ext = format == "svg" ? "svg" : "png";
@@ -67,24 +58,24 @@ std::string PlotScript(const sim::Scenario& scenario, const sim::SimResult& r, c
     << "set grid\nset key outside right top\nset xlabel 'day'\nset offsets 0, 0, graph 0.05, 0\n"
     << "set xrange [0:" << r.days << "]\n";
   g << "set output 'daily_usage." << ext << "'\n"
-    << "set title " << GnuplotString(scenario.name + ": daily usage per user, policy " + r.policy +
+    << "set title " << GnuplotQuote(scenario.name + ": daily usage per user, policy " + r.policy +
                                      " (dashed: planned rate)") << "\n"
     << "set ylabel 'nodes in use (node-days per day)'\nset yrange [0:*]\n";
   g << "plot ";
   for (size_t i = 0; i < n; ++i) {
     if (i) g << ", \\\n     ";
     g << "'plots.dat' using 1:" << (i + 2) << " with steps lw 1.5 lc " << (i + 1) << " title "
-      << GnuplotString(r.users[i].name) << ", " << r.users[i].rate_nodes << " with lines dt 2 lw 1.5 lc "
+      << GnuplotQuote(r.users[i].name) << ", " << r.users[i].rate_nodes << " with lines dt 2 lw 1.5 lc "
       << (i + 1) << " notitle";
   }
   g << "\n";
   g << "set output 'cumulative." << ext << "'\n"
-    << "set title " << GnuplotString(scenario.name + ": cumulative usage / cumulative allocation, policy " + r.policy) << "\n"
+    << "set title " << GnuplotQuote(scenario.name + ": cumulative usage / cumulative allocation, policy " + r.policy) << "\n"
     << "set ylabel 'usage / allocation'\nset yrange [0:*]\n";
   g << "plot 1 with lines dt 2 lc rgb 'gray40' notitle";
   for (size_t i = 0; i < n; ++i) {
     g << ", \\\n     'plots.dat' using 1:" << (n + i + 2) << " with lines lw 2 lc " << (i + 1)
-      << " title " << GnuplotString(r.users[i].name);
+      << " title " << GnuplotQuote(r.users[i].name);
   }
   g << "\n";
   return g.str();

@@ -15,6 +15,7 @@
 #include <sstream>
 #include <string>
 
+#include "local_time.h"
 #include "slurmdbd/db_client.h"
 #include "decay.h"
 #include "fairshare.h"
@@ -234,30 +235,10 @@ int RunAudit(const AuditOptions& o) {
   return bad ? kBeyondTolerance : 0;
 }
 
-// "1700000000", "2024-05-01" or "2024-05-01T12:00[:00]" (local time).
-bool ParseStart(const std::string& text, int64_t* out) {
-  std::optional<int64_t> unix_time = ParseUnsigned(text);
-  if (unix_time) {
-    *out = *unix_time;
-    return true;
-  }
-  struct tm tm = {};
-  for (const char* format : {"%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M", "%Y-%m-%d"}) {
-    tm = {};
-    const char* end = strptime(text.c_str(), format, &tm);
-    if (end && *end == '\0') {
-      tm.tm_isdst = -1;
-      *out = static_cast<int64_t>(mktime(&tm));
-      return true;
-    }
-  }
-  return false;
-}
-
 int RunExport(const ExportOptions& o) {
   const int64_t now = std::time(nullptr);
   int64_t since = now - std::llround(o.since_days * 86400);
-  if (!o.start.empty() && !ParseStart(o.start, &since)) {
+  if (!o.start.empty() && !ParseLocalTime(o.start, &since)) {
     std::fprintf(stderr, "fairway usage export: --start '%s' is neither Unix seconds nor YYYY-MM-DD[THH:MM[:SS]]\n",
                  o.start.c_str());
     return 2;

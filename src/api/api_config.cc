@@ -92,6 +92,11 @@ void Derive(fw_config* c) {
   s.tres_cnt = static_cast<uint32_t>(p.weight_tres.size());
   s.tres_weights = p.weight_tres.empty() ? nullptr : p.weight_tres.data();
   s.prio_debug = c->prio_debug;
+  c->remote_cluster_names.clear();
+  for (const Params::RemoteCluster& r : p.fairshare_clusters) c->remote_cluster_names.push_back(r.name.c_str());
+  s.remote_cluster_cnt = c->remote_cluster_names.size();
+  s.remote_clusters = c->remote_cluster_names.empty() ? nullptr : c->remote_cluster_names.data();
+  s.fairshare_sync_s = p.fairshare_sync_s;
 }
 
 static_assert(static_cast<int>(FairshareMode::kClassic) == FW_MODE_CLASSIC &&
@@ -143,7 +148,8 @@ void Load(const fw_config_input_t& in, bool log_summary, fw_config* config) {
     p.damp_factor = 1;
   }
   if (in.priority_parameters) {
-    for (const Diagnostic& d : ParsePriorityParameters(in.priority_parameters, &p)) {
+    for (const Diagnostic& d :
+         ParsePriorityParameters(in.priority_parameters, &p, in.cluster_name ? in.cluster_name : "")) {
       LogTo(log, FW_LOG_ERROR, "%s", d.Format().c_str());
     }
   }

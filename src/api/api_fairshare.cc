@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// fw_fairshare, fw_one_assoc_usage, fw_calc_fs_factor: the association
+// fw_fairshare, fw_one_assoc_usage, fw_calc_fs_factor,
+// fw_fairshare_from_parent: the association
 // snapshot made a tree, the one fairshare entry point, and the results as
 // the plugin writes them into assoc_mgr's records.
 #include <algorithm>
@@ -191,6 +192,14 @@ size_t fw_assocs_unreached(const void* const* reached, size_t n_reached,
 bool fw_fairshare(const fw_config_t* config, const fw_assoc_input_t* in, size_t n,
                   bool slurm_fair_tree_shares, const fw_ledger_t* ledger,
                   uint32_t capacity_cpus, fw_assoc_result_t* out) {
+  return fw_fairshare_with_remote(config, in, n, slurm_fair_tree_shares, ledger, capacity_cpus,
+                                  nullptr, 0, out);
+}
+
+bool fw_fairshare_with_remote(const fw_config_t* config, const fw_assoc_input_t* in, size_t n,
+                              bool slurm_fair_tree_shares, const fw_ledger_t* ledger,
+                              uint32_t capacity_cpus, fw_remote_t* remote, int64_t now,
+                              fw_assoc_result_t* out) {
   if (!config || !out) return false;
   try {
     // Without slurmdbd there is no fairshare: nothing is written.
@@ -219,6 +228,11 @@ bool fw_fairshare(const fw_config_t* config, const fw_assoc_input_t* in, size_t 
           "and written back",
           in[0].usage_raw, root_usage);
       tree.set_usage_raw(tree.root(), root_usage);
+    }
+    // The other clusters' usage joins the local usage here, after the
+    // root's repair (which writes local usage back).
+    if (remote && !config->params.fairshare_clusters.empty()) {
+      api::AddRemoteUsage(*config, remote, now, &tree);
     }
     // Without TRESBillingWeights a CPU bills 1: the cluster's CPUs are the
     // planned-use capacity unless PriorityParameters sets one.
@@ -284,7 +298,7 @@ void fw_one_assoc_usage(const fw_config_t* config, const fw_one_assoc_input_t* i
       return;
     }
     one.parent_is_root = in->parent_is_root;
-    one.uses_parent = in->uses_parent;
+    one.uses_parent = in->shares_raw == kSharesUseParent;
     one.parent_efctv = in->parent_efctv;
     one.shares_raw = in->shares_raw;
     one.level_shares = in->level_shares;
@@ -319,6 +333,10 @@ void fw_sum_usage_tres(const long double* const* children, size_t n, const long 
 
 double fw_calc_fs_factor(long double usage_efctv, long double shares_norm, uint16_t damp) {
   return CalcFsFactor(usage_efctv, shares_norm, damp);
+}
+
+bool fw_fairshare_from_parent(uint32_t shares_raw, bool has_fs_parent) {
+  return shares_raw == kSharesUseParent && has_fs_parent;
 }
 
 }  // extern "C"

@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "api/fairway_api.h"
@@ -17,6 +19,7 @@
 #include "job_priority.h"
 #include "params.h"
 #include "planned_use.h"
+#include "remote_usage.h"
 
 // The configuration behind fw_config_t: Params plus what the plugin derives
 // from slurm.conf once, immutable after fw_config_create (only refs moves).
@@ -37,6 +40,14 @@ struct fw_config {
   bool prio_debug = false;
   fw_log_fn log = nullptr;
   fw_settings_t settings{};
+  std::vector<const char*> remote_cluster_names;  // into params.fairshare_clusters
+};
+
+// Remote clusters' usage, and the paths already said to match no local
+// association (logged once each).
+struct fw_remote {
+  fairway::RemoteUsage usage;
+  std::set<std::string> told_unmatched;
 };
 
 // The planned-use ledger, and when the copy it was parsed from was written:
@@ -78,6 +89,18 @@ inline size_t CountedTres(const fw_config& config) {
 bool TreeFromInputs(const fw_config& config, const fw_assoc_input_t* in, size_t n,
                     bool slurm_fair_tree_shares, const char* what, AssocTree* tree,
                     std::vector<int32_t>* node_of, bool* shared_ids = nullptr);
+
+// A copy the caller frees with free(); nullptr when out of memory
+// (api_usage.cc).
+char* MallocCopy(const std::string& text);
+// The same for state-file bytes, with *length set (0 on failure).
+char* MallocBytes(const std::string& bytes, size_t* length);
+
+// Adds the remote clusters' usage (config's fairshare_clusters, decayed to
+// now and scaled) to every node of tree, each path's usage to its node and
+// every ancestor; logs once each path that has no node
+// (api_remote.cc).
+void AddRemoteUsage(const fw_config& config, fw_remote* remote, int64_t now, AssocTree* tree);
 
 // Whether the root's usage_raw (in[0]) exceeds, beyond rounding, the
 // usage_raw of the records whose parent_key is the root plus its

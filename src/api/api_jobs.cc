@@ -119,9 +119,8 @@ void JobInputsFrom(const fw_config& config, const fw_job_input_t& job, JobInputs
 }
 
 uint32_t PriorityCount(const fw_job_input_t& job) {
-  const uint32_t partitions = job.partitions ? job.partition_count : 0;
-  if (!job.qos_list || !job.qos_count) return partitions;
-  return (partitions ? partitions : 1) * job.qos_count;
+  return fw_priority_array_count(job.partitions ? job.partition_count : 0,
+                                 job.qos_list ? job.qos_count : 0);
 }
 
 void FactorsOf(const JobPriority& result, fw_factors_t* out) {
@@ -185,6 +184,13 @@ void fw_job_priority(const fw_config_t* config, const fw_job_input_t* job,
 
 uint32_t fw_priority_count(const fw_job_input_t* job) {
   return job ? api::PriorityCount(*job) : 0;
+}
+
+uint32_t fw_priority_array_count(uint32_t partitions, uint32_t qos_count) {
+  // A job with several QOS is queued once per (partition, QOS) pair, its
+  // partition alone counting as one; otherwise once per listed partition.
+  if (!qos_count) return partitions;
+  return (partitions ? partitions : 1) * qos_count;
 }
 
 void fw_partition_order(const fw_partition_input_t* const* partitions, uint32_t count,

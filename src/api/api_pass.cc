@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// The decay pass's job tables (fw_pass_*): the job records found by id
+// The decay pass's protocol (fw_pass_*): the job records found by id
 // (job_roster.h), every eligible job computed under the read locks into the
 // table being built, the jobs whose priority changed stored a slice at a
-// time under the job write lock, and the table sprio reads. The boundary
-// walks Slurm's structures and takes the locks; everything kept from pass to
-// pass is here.
+// time under the job write lock, then the tables swapped. The table sprio
+// reads is api_pass_table.h's. The boundary walks Slurm's structures and
+// takes the locks; everything kept from pass to pass is here.
 #include <algorithm>
 #include <deque>
 #include <vector>
 
 #include "api/api_internal.h"
+#include "api/api_pass_table.h"
 #include "flat_priority.h"
 #include "job_index.h"
 #include "job_roster.h"
@@ -18,52 +19,6 @@
 
 namespace fairway::api {
 namespace {
-
-// One job's computed result, kept compact: one per pending job (tens of
-// thousands) in the table sprio reads, and in the one a pass fills while it
-// runs, so the TRES values and the priorities of multi-partition and
-// multi-QOS jobs live in a parallel array and a shared arena rather than in the
-// record (64 bytes); the job id is kept only in the index, and with the
-// gathered key's fingerprint for the jobs the store will touch.
-struct PassRecord {
-  double age = 0, assoc = 0, fairshare = 0, job_size = 0, partition = 0, qos = 0;
-  uint32_t priority = 0;
-  uint32_t site = 0, nice = 0;
-  bool published = true;        // still the job's factors for sprio
-  bool awaiting_store = false;  // changed; the store has not reached it yet
-  bool clamped = false;
-  bool multi_partition = false;  // has a PartitionSlice
-};
-
-// Where a multi-partition job's priorities are in partition_priorities.
-struct PartitionSlice {
-  uint32_t position = 0;  // of the record
-  uint32_t offset = 0;
-  uint32_t count = 0;
-};
-
-// The results of one pass. The pass fills one table while sprio reads the
-// previous one; the store swaps them under the job write lock, and the
-// table sprio no longer reads is refilled by the next pass. It is kept
-// (about 100 bytes per job) rather than freed: mapping and populating the
-// pages anew every pass, and unmapping them, took over a quarter of the
-// pass's CPU on the benchmark machine (perf: mmap, page faults, munmap).
-// Its arrays are PageVectors: one that outgrows a shrunken queue is
-// given back to the system (ReserveReusing), not kept in malloc's arena.
-struct PassTable {
-  PageVector<PassRecord> records;
-  // The weighted TRES factors of the TRES that have a weight (most of
-  // Slurm's TRES have none and their factors are 0): tres_columns.size()
-  // per record, in order; tres_columns are their indexes among tres_cnt.
-  PageVector<double> tres;
-  std::vector<uint32_t> tres_columns;
-  uint32_t tres_cnt = 0;
-  std::vector<PartitionSlice> partition_slices;  // by position, ascending
-  std::vector<uint32_t> partition_priorities;
-  // Job id -> records position. Job ids identify jobs: slurmctld does not
-  // reuse one while its record exists.
-  JobIndex index;
-};
 
 // A job whose new priority differs from job->priority or priority_array:
 // the store writes it, after the boundary checked that the job did not
@@ -260,30 +215,6 @@ PassRecord& AppendRecord(const fw_job_input_t& job, bool priority_changed, const
   }
   b->job_ids.push_back(job.job_id);
   return r;
-}
-
-void StoredOf(const PassRecord& r, const PassTable& t, fw_factors_t* s) {
-  *s = fw_factors_t{};
-  terms::CopyScalarFactors(r, s);
-  s->site = r.site;
-  s->nice = r.nice;
-  const size_t position = static_cast<size_t>(&r - t.records.data());
-  const size_t stride = t.tres_columns.size();
-  s->tres_cnt = t.tres_cnt;
-  s->tres = stride ? &t.tres[position * stride] : nullptr;
-  s->tres_columns = t.tres_columns.data();
-  s->tres_values = static_cast<uint32_t>(stride);
-  if (r.multi_partition) {
-    const auto slice = std::lower_bound(
-        t.partition_slices.begin(), t.partition_slices.end(), position,
-        [](const PartitionSlice& a, size_t p) { return a.position < p; });
-    if (slice != t.partition_slices.end() && slice->position == position) {
-      s->partition_priorities = &t.partition_priorities[slice->offset];
-      s->partition_count = slice->count;
-    }
-  }
-  s->priority = r.priority;
-  s->clamped = r.clamped;
 }
 
 void Add(fw_pass* b, const fw_job_input_t& job, const void* record, const void* details,
@@ -584,27 +515,8 @@ void fw_pass_stats(const fw_pass_t* pass, fw_pass_stats_t* stats) {
 
 bool fw_pass_factors(const fw_pass_t* pass, uint32_t job_id, fw_factors_t* out) {
   if (!pass || !out) return false;
-  const api::PassTable* table = &pass->published;
-  uint32_t position = JobIndex::kNotFound;
-  if (pass->storing) {
-    // Between two slices of the store the pass's own table is the job's
-    // (a job it does not hold is no longer in a pass), unless its new
-    // priority is still to be stored.
-    position = pass->building.index.Find(job_id);
-    if (position == JobIndex::kNotFound) return false;
-    if (pass->building.records[position].awaiting_store) {
-      position = pass->published.index.Find(job_id);
-    } else {
-      table = &pass->building;
-    }
-  } else {
-    position = pass->published.index.Find(job_id);
-  }
-  if (position == JobIndex::kNotFound) return false;
-  const api::PassRecord& r = table->records[position];
-  if (!r.published) return false;
-  api::StoredOf(r, *table, out);
-  return true;
+  return api::TableFactors(pass->published, pass->storing ? &pass->building : nullptr, job_id,
+                           out);
 }
 
 void fw_pass_forget(fw_pass_t* pass, uint32_t job_id) {

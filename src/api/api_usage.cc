@@ -17,14 +17,20 @@
 #include "usage_charge.h"
 
 namespace fairway::api {
-namespace {
 
-// A copy the caller frees with free(); nullptr when out of memory.
 char* MallocCopy(const std::string& text) {
   char* copy = static_cast<char*>(std::malloc(text.size() + 1));
   if (copy) std::memcpy(copy, text.c_str(), text.size() + 1);
   return copy;
 }
+
+char* MallocBytes(const std::string& bytes, size_t* length) {
+  char* out = MallocCopy(bytes);
+  if (out && length) *length = bytes.size();
+  return out;
+}
+
+namespace {
 
 FileState StateOf(fw_file_state_t state) {
   switch (state) {
@@ -200,13 +206,7 @@ bool fw_ledger_parse(fw_ledger_t* ledger, const char* bytes, size_t length,
 char* fw_ledger_serialize(const fw_ledger_t* ledger, size_t* length) {
   if (length) *length = 0;
   try {
-    const std::string bytes = SerializeLedger(ledger ? ledger->ledger : PlannedUseLedger());
-    char* out = static_cast<char*>(std::malloc(bytes.size() + 1));
-    if (!out) return nullptr;
-    std::memcpy(out, bytes.data(), bytes.size());
-    out[bytes.size()] = '\0';
-    if (length) *length = bytes.size();
-    return out;
+    return api::MallocBytes(SerializeLedger(ledger ? ledger->ledger : PlannedUseLedger()), length);
   } catch (...) {
     ReportException(nullptr, "fw_ledger_serialize");
   }

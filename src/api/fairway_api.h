@@ -82,6 +82,7 @@ typedef struct {
   const char *priority_parameters; /* or NULL */
   bool with_slurmdbd;  /* false: age and fairshare weights forced to 0, as multifactor */
   bool prio_debug;     /* DebugFlags=Priority */
+  const char *cluster_name; /* ClusterName (fairshare_clusters may not name it), or NULL */
 } fw_config_input_t;
 
 /* What the boundary reads of a configuration. */
@@ -99,6 +100,12 @@ typedef struct {
   uint32_t tres_cnt;          /* PriorityWeightTRES entries (0: unset) */
   const double *tres_weights; /* tres_cnt weights, owned by the configuration */
   bool prio_debug;
+  /* PriorityParameters=fairshare_clusters: the other clusters' names
+   * (lower case), owned by the configuration; fairshare_sync (0: every
+   * decay pass). */
+  size_t remote_cluster_cnt;
+  const char *const *remote_clusters;
+  int64_t fairshare_sync_s;
 } fw_settings_t;
 
 typedef struct fw_config fw_config_t; /* immutable once made; reference-counted */
@@ -312,15 +319,67 @@ bool fw_fairshare(const fw_config_t *config, const fw_assoc_input_t *in, size_t 
                   bool slurm_fair_tree_shares, const fw_ledger_t *ledger,
                   uint32_t capacity_cpus, fw_assoc_result_t *out);
 
+/* ======================================================================
+ * Remote clusters' usage (PriorityParameters=fairshare_clusters;
+ * src/remote_usage.h). Not thread-safe: the boundary holds its remote
+ * mutex around every call that takes one, and never holds it while it
+ * waits on slurmdbd.
+ * ====================================================================== */
+typedef struct fw_remote fw_remote_t;
+fw_remote_t *fw_remote_create(void);
+void fw_remote_destroy(fw_remote_t *remote);
+/* Replaces the state by the parsed bytes; on failure returns false with
+ * *why (free() it) and leaves the state as it was. */
+bool fw_remote_parse(fw_remote_t *remote, const char *bytes, size_t length, char **why);
+/* The state's bytes (malloc; *length set). */
+char *fw_remote_serialize(const fw_remote_t *remote, size_t *length);
+/* The start of the jobs the next sync of cluster fetches from slurmdbd. */
+int64_t fw_remote_fetch_since(const fw_remote_t *remote, const fw_config_t *config,
+                              const char *cluster, int64_t now);
+typedef struct {
+  uint32_t id;
+  const char *acct, *user, *partition, *parent_acct;
+} fw_remote_assoc_t;
+typedef struct {
+  uint32_t job_id;
+  int64_t submit;
+  uint32_t assoc_id;
+  int64_t start, end;     /* start 0: never ran; end 0: still running */
+  const char *tres_alloc; /* slurmdbd's "id=count,..." */
+} fw_remote_job_t;
+typedef struct {
+  size_t charged, running, repeated, without_path;
+  double charged_usage; /* billing-seconds the charged jobs added */
+} fw_remote_sync_t;
+/* One sync of cluster at now with slurmdbd's answer for
+ * fw_remote_fetch_since: its associations and jobs. Also forgets the
+ * clusters the configuration no longer names. */
+void fw_remote_sync(fw_remote_t *remote, const fw_config_t *config, const char *cluster,
+                    const fw_remote_assoc_t *assocs, size_t n_assocs,
+                    const fw_remote_job_t *jobs, size_t n_jobs, int64_t now,
+                    fw_remote_sync_t *out);
+/* When cluster was last synced (0: never). */
+int64_t fw_remote_synced_at(const fw_remote_t *remote, const char *cluster);
+
+/* fw_fairshare on local plus remote usage: each association's usage_raw
+ * gains the remote usage of its subtree (matched by path, decayed to now,
+ * scaled) before the fairshare is computed; out's usage_raw (the root's
+ * repair) stays local. Paths with no local association are logged once
+ * each. remote NULL, or no cluster configured: exactly fw_fairshare. */
+bool fw_fairshare_with_remote(const fw_config_t *config, const fw_assoc_input_t *in, size_t n,
+                              bool slurm_fair_tree_shares, const fw_ledger_t *ledger,
+                              uint32_t capacity_cpus, fw_remote_t *remote, int64_t now,
+                              fw_assoc_result_t *out);
+
 /* One association's usage_norm and effective usage (classic and
  * DEPTH_OBLIVIOUS) from its fairshare parent's current values: for
  * priority_p_set_assoc_usage and for a job whose association has none yet. */
 typedef struct {
   long double usage_raw, root_usage_raw;
   bool has_fs_parent;
-  bool parent_is_root, uses_parent;
+  bool parent_is_root;
   long double parent_efctv;
-  uint32_t shares_raw, level_shares;
+  uint32_t shares_raw, level_shares; /* as Slurm stores them, Fairshare=parent included */
   double shares_norm, parent_shares_norm;
   /* DEPTH_OBLIVIOUS: usage_norm of the fairshare siblings that do not use
    * their parent's, self among them at self_index. */
@@ -336,6 +395,12 @@ void fw_one_assoc_usage(const fw_config_t *config, const fw_one_assoc_input_t *i
 
 /* 2^(-UE/S/damp), for priority_p_calc_fs_factor (sshare: no configuration). */
 double fw_calc_fs_factor(long double usage_efctv, long double shares_norm, uint16_t damp);
+/* Whether the classic modes read an association's effective usage and
+ * normalised shares from its fairshare parent (usage->fs_assoc_ptr) rather
+ * than from itself: Fairshare=parent (shares_raw is Slurm's
+ * SLURMDB_FS_USE_PARENT) with the parent known (has_fs_parent). The
+ * boundary copies the fields of the record this names. */
+bool fw_fairshare_from_parent(uint32_t shares_raw, bool has_fs_parent);
 
 /* Usage bootstrap (state_recovery.h: assoc_usage missing, or forced). */
 bool fw_bootstrap_wanted(const fw_config_t *config, bool usage_missing);
@@ -477,6 +542,13 @@ void fw_job_priority(const fw_config_t *config, const fw_job_input_t *job,
  * when it has no list) times its QOS for a job with several QOS, its
  * partitions otherwise (0 for a job in one partition with one QOS). */
 uint32_t fw_priority_count(const fw_job_input_t *job);
+/* The same rule from the counts alone, for the boundary's store, which
+ * sizes a job's priority_array from the record it holds under the job
+ * write lock: partitions = the entries of part_ptr_list (0 without a
+ * list), qos_count = the entries of a job's several QOS (0 for one).
+ * fw_priority_count(job) is this of job's partition_count (0 without
+ * partitions) and qos_count (0 without qos_list). */
+uint32_t fw_priority_array_count(uint32_t partitions, uint32_t qos_count);
 /* order[i] = the list position of the i-th partition a multi-partition
  * job's priorities are computed and indexed in: tier descending, stable. */
 void fw_partition_order(const fw_partition_input_t *const *partitions, uint32_t count,

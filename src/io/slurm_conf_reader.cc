@@ -243,6 +243,10 @@ class Reader {
       accounting_storage_tres_ = value;
       return;
     }
+    if (ToLower(key) == "clustername") {
+      conf_->cluster_name = value;  // slurmdbd's table prefix (fairway report)
+      return;
+    }
     auto it = KnownSettings().find(ToLower(key));
     if (it == KnownSettings().end()) return;  // not a priority setting
     const std::string& name = it->second;
@@ -305,12 +309,10 @@ class Reader {
         }
       }
     } else if (name == "PriorityParameters") {
+      // Parsed in Finish(): fairshare_clusters is checked against
+      // ClusterName, wherever that stands in the file.
       conf_->priority_parameters = value;
-      for (const Diagnostic& x : ParsePriorityParameters(value, &p)) {
-        ConfDiagnostic d{x, line, PluginOutcome{true, "ignores PriorityParameters entirely"},
-                         PluginOutcome{true, "logs \"" + x.Format() + "\""}};
-        conf_->diagnostics.push_back(d);
-      }
+      priority_parameters_line_ = line;
     } else if (name == "PriorityType") {
       conf_->priority_type = value;
     }
@@ -319,6 +321,15 @@ class Reader {
   // After the last line: the TRES weights, which depend on
   // AccountingStorageTRES wherever it stands in the file.
   void Finish() {
+    if (priority_parameters_line_) {
+      for (const Diagnostic& x :
+           ParsePriorityParameters(conf_->priority_parameters, &conf_->params, conf_->cluster_name)) {
+        ConfDiagnostic d{x, priority_parameters_line_,
+                         PluginOutcome{true, "ignores PriorityParameters entirely"},
+                         PluginOutcome{true, "logs \"" + x.Format() + "\""}};
+        conf_->diagnostics.push_back(d);
+      }
+    }
     conf_->configured_tres = DefaultTres();
     for (const std::string& raw : Split(accounting_storage_tres_, ',')) {
       std::string t = ToLower(Trim(raw));
@@ -384,6 +395,7 @@ class Reader {
   SlurmConf* conf_;
   std::string accounting_storage_tres_;
   int tres_line_ = 0;
+  int priority_parameters_line_ = 0;  // 0: no PriorityParameters line
   int64_t default_cpus_ = 1;
   bool default_has_cpus_ = false;
 };

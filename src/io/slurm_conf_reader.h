@@ -55,6 +55,7 @@ struct SlurmConf {
   uint32_t slurm_version = kSlurm2205;
   Params params;                       // Slurm's defaults where unset
   std::string priority_type;           // PriorityType as written; empty = unset
+  std::string cluster_name;            // ClusterName as written; empty = unset
   std::string priority_parameters;     // PriorityParameters as written
   std::string priority_weight_tres;    // PriorityWeightTRES as written
   // The PriorityWeightTRES items. Any bad item makes Slurm's parser

@@ -40,7 +40,7 @@ typedef struct job_details job_details_t;
  * job's), indexed partition-major like part_ptr_list: job->priority_array
  * to 23.11; from 24.05 in a struct that also names the partitions,
  * job->part_prio (24.05, 24.11.0-.6, 25.05.0) or job->prio_mult (24.11.7,
- * 25.05.1 and later). As the plugin's jobs.c. */
+ * 25.05.1 and later). As the plugin's job_gather.h. */
 #if HOST_SLURM_AT_LEAST(24, 5, 0)
 #if (HOST_SLURM_AT_LEAST(24, 11, 7) && !HOST_SLURM_AT_LEAST(25, 5, 0)) || \
 	HOST_SLURM_AT_LEAST(25, 5, 1)

@@ -14,6 +14,8 @@
 #include "classic.h"
 #include "fairshare.h"
 #include "planned_use.h"
+#include "decay.h"
+#include "usage_bootstrap.h"
 
 namespace fairway::test {
 namespace {
@@ -195,6 +197,65 @@ TEST(ApiFairshare, EveryModeWritesWhatTheCoreComputes) {
   }
 }
 
+// PriorityParameters=fairshare_clusters: another cluster's usage, matched
+// by path, joins the local usage of the association and its ancestors
+// before the fairshare is computed, in every mode that reads usage_raw;
+// the root's RawUsage is never written.
+TEST(ApiFairshare, RemoteUsageJoinsTheLocalUsageByPath) {
+  const Snapshot s = MakeSnapshot();
+  const int64_t now = 1'800'000'000;
+  for (FairshareMode mode : {FairshareMode::kClassic, FairshareMode::kDepthOblivious,
+                             FairshareMode::kFairTree, FairshareMode::kRanged}) {
+    fw_config_input_t in = ModeInput(mode);
+    std::string parameters = std::string(in.priority_parameters ? in.priority_parameters : "");
+    parameters += std::string(parameters.empty() ? "" : ",") + "fairshare_clusters=other:0.5";
+    in.priority_parameters = parameters.c_str();
+    in.cluster_name = "here";
+    ConfigHolder c(in);
+    ASSERT_EQ(c.settings().remote_cluster_cnt, 1u);
+    EXPECT_STREQ(c.settings().remote_clusters[0], "other");
+    fw_remote_t* remote = fw_remote_create();
+    const fw_remote_assoc_t assocs[] = {{100, "root", "", "", ""},
+                                        {101, "b", "", "", "root"},
+                                        {102, "b", "u3", "", ""},
+                                        {103, "x", "", "", "root"},
+                                        {104, "x", "nobody", "", ""}};
+    const fw_remote_job_t jobs[] = {{1, now - 2000, 102, now - 1000, now - 100, "1=4,5=4"},
+                                    {2, now - 2000, 104, now - 1000, now - 100, "1=4,5=4"}};
+    fw_remote_sync_t sync;
+    fw_remote_sync(remote, c.get(), "other", assocs, 5, jobs, 2, now, &sync);
+    EXPECT_EQ(sync.charged, 2u);
+    // What the core is to see: u3, b and the root gain half the job's
+    // decayed usage (scale 0.5); x|nobody has no association here.
+    const Params p = ParamsOf(in);
+    JobUsageRecord job{102, now - 1000, now - 100, 4};
+    const long double extra = 0.5L * DecayedJobUsage(job, now, DecayFactorPerSecond(p.decay_half_life_s));
+    Snapshot want = s;
+    for (size_t k : {0, 4, 5}) want.nodes[k].usage_raw += extra;
+    std::vector<fw_assoc_result_t> out(s.in.size());
+    Logged().clear();
+    ASSERT_TRUE(fw_fairshare_with_remote(c.get(), s.in.data(), s.in.size(), false, nullptr, 64,
+                                         remote, now, out.data()));
+    const bool family = SharesNormalizedLikeFairTree(mode);
+    CheckWritten(s, Expected(want, p, !family, nullptr, 64), family, out,
+                 std::string(FairshareModeName(mode)) + " with remote usage");
+    // The unmatched path is said once.
+    size_t said = 0;
+    for (const LoggedLine& l : Logged()) said += l.text.find("root/x|nobody") != std::string::npos;
+    EXPECT_EQ(said, 1u);
+    ASSERT_TRUE(fw_fairshare_with_remote(c.get(), s.in.data(), s.in.size(), false, nullptr, 64,
+                                         remote, now, out.data()));
+    said = 0;
+    for (const LoggedLine& l : Logged()) said += l.text.find("root/x|nobody") != std::string::npos;
+    EXPECT_EQ(said, 1u);
+    // Without the remote state, the local usage alone.
+    ASSERT_TRUE(fw_fairshare_with_remote(c.get(), s.in.data(), s.in.size(), false, nullptr, 64,
+                                         nullptr, now, out.data()));
+    CheckWritten(s, Expected(s, p, !family, nullptr, 64), family, out, "without remote state");
+    fw_remote_destroy(remote);
+  }
+}
+
 TEST(ApiFairshare, UnreachedAreTheListedRecordsTheWalkMissed) {
   int records[6];
   // The walk reached 0, 1, 2 and, through a cycle, 1 again; the list holds
@@ -362,6 +423,16 @@ TEST(ApiFairshare, OneAssocUsageIsTheCores) {
     EXPECT_EQ(out.usage_norm, expected.usage_norm);
     EXPECT_EQ(out.usage_efctv, expected.usage_efctv);
     EXPECT_EQ(out.usage_norm, 0.3L);
+    // Fairshare=parent: the core tells it from shares_raw as Slurm stores
+    // it (the plugin copies the field, it does not decide) and takes the
+    // parent's effective usage.
+    in.shares_raw = kSharesUseParent;
+    fw_one_assoc_usage(c.get(), &in, &out);
+    core.shares_raw = kSharesUseParent;
+    core.uses_parent = true;
+    EXPECT_EQ(out.usage_efctv, ComputeOneAssocUsage(core, oblivious).usage_efctv);
+    EXPECT_EQ(out.usage_efctv, 0.4L);
+    in.shares_raw = 2;
     // No fairshare parent: usage_norm only.
     in.has_fs_parent = false;
     fw_one_assoc_usage(c.get(), &in, &out);
@@ -394,6 +465,18 @@ TEST(ApiFairshare, CalcFsFactorIsTheCores) {
   EXPECT_DOUBLE_EQ(fw_calc_fs_factor(0.25L, 0.5L, 1), 0.70710678118654752);
   EXPECT_EQ(fw_calc_fs_factor(static_cast<long double>(FW_NO_VAL), 0.5L, 1), 0.0);
   EXPECT_EQ(fw_calc_fs_factor(0.25L, 0.5L, 0), 0.0);
+}
+
+// Fairshare=parent: the classic modes read the fairshare parent's usage and
+// shares (the plugin's gather and fw_assocs_set_fs_factor copy the record
+// this names), and the association's own when it has no parent.
+TEST(ApiFairshare, FairshareFromParentOnlyForParentWithAParent) {
+  EXPECT_TRUE(fw_fairshare_from_parent(kSharesUseParent, true));
+  EXPECT_FALSE(fw_fairshare_from_parent(kSharesUseParent, false));
+  EXPECT_FALSE(fw_fairshare_from_parent(1, true));
+  EXPECT_FALSE(fw_fairshare_from_parent(0, true));
+  EXPECT_FALSE(fw_fairshare_from_parent(FW_NO_VAL, true));
+  EXPECT_EQ(kSharesUseParent, 0x7fffffffu);  // Slurm's SLURMDB_FS_USE_PARENT
 }
 
 }  // namespace

@@ -517,7 +517,7 @@ TEST(ApiPass, KeyFingerprintSeesEveryField) {
   }
 }
 
-// The digest of a multi-partition job's list (jobs.c key_of): slurmctld
+// The digest of a multi-partition job's list (job_gather.c fw_jobs_key): slurmctld
 // re-sorts part_ptr_list in place when a PriorityTier changes, so the
 // list's address stays; the store must still see that priority_array's
 // order changed (284c3b95f0:src/slurmctld/job_mgr.c _sort_part_lists).

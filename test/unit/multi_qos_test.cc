@@ -195,6 +195,28 @@ TEST(MultiQosApi, JobPriorityReturnsThePairs) {
   EXPECT_DOUBLE_EQ(fw_sprio_qos_row(c.get(), &j.qos[2], 100.0), 100.0);
 }
 
+// The store sizes a job's priority_array from the counts it reads off the
+// record (fw_priority_array_count): the rule fw_priority_count applies to
+// the gathered inputs, so the two agree for every shape of job.
+TEST(MultiQosApi, ArrayCountFromCountsIsTheJobsCount) {
+  EXPECT_EQ(fw_priority_array_count(0, 0), 0u);  // one partition, one QOS
+  EXPECT_EQ(fw_priority_array_count(3, 0), 3u);  // one per listed partition
+  EXPECT_EQ(fw_priority_array_count(0, 2), 2u);  // one partition: one per QOS
+  EXPECT_EQ(fw_priority_array_count(1, 2), 2u);
+  EXPECT_EQ(fw_priority_array_count(3, 2), 6u);  // one per (partition, QOS)
+  CJob j;
+  for (uint32_t partitions : {0u, 1u, 2u}) {
+    for (uint32_t qos : {0u, 1u, 3u}) {
+      j.in.partitions = partitions ? j.both : nullptr;
+      j.in.partition_count = partitions;
+      j.in.qos_list = qos ? j.qos : nullptr;
+      j.in.qos_count = qos;
+      EXPECT_EQ(fw_priority_count(&j.in), fw_priority_array_count(partitions, qos))
+          << partitions << " partitions, " << qos << " QOS";
+    }
+  }
+}
+
 TEST(MultiQosApi, KeyIncludesTheQosList) {
   CJob j;
   fw_job_key_t now = j.in.key;

@@ -352,7 +352,8 @@ TEST(Diagnostic, ParsedUnknownKeyFormatsAsDocumented) {
   ASSERT_EQ(d.size(), 1u);
   EXPECT_EQ(d[0].Format(),
             "PriorityParameters: unknown key 'fairshar' (ignored; known keys: fairshare, "
-            "planned_use_interval, planned_use_capacity, planned_use_charge, usage_bootstrap)");
+            "planned_use_interval, planned_use_capacity, planned_use_charge, usage_bootstrap, "
+            "fairshare_clusters, fairshare_sync)");
 }
 
 TEST(Diagnostic, HasErrorsIgnoresWarnings) {

@@ -211,7 +211,7 @@ bool DbClient::LoadAssocs(const std::string& cluster, std::vector<DbAssoc>* asso
     return false;
   }
   const std::string table = cluster + "_assoc_table";
-  if (!d.Query("SELECT id_assoc, acct, user, `partition`, parent_acct, deleted FROM `" + table +
+  if (!d.Query("SELECT id_assoc, acct, user, `partition`, parent_acct, deleted, shares FROM `" + table +
                    "` ORDER BY id_assoc",
                table, error)) {
     return false;
@@ -231,6 +231,8 @@ bool DbClient::LoadAssocs(const std::string& cluster, std::vector<DbAssoc>* asso
     a.partition = row[3] ? row[3] : "";
     a.parent_acct = row[4] ? row[4] : "";
     a.deleted = ToU64(row[5], &deleted) && deleted != 0;
+    uint64_t shares = 1;
+    if (ToU64(row[6], &shares) && shares <= UINT32_MAX) a.shares = static_cast<uint32_t>(shares);
     assocs->push_back(std::move(a));
   }
   mysql_free_result(res);
@@ -252,6 +254,78 @@ bool DbClient::LoadQos(std::map<uint32_t, std::string>* qos, std::string* error)
   }
   mysql_free_result(res);
   return true;
+}
+
+bool DbClient::LoadTres(std::vector<DbTres>* tres, std::string* error) {
+  Impl& d = *impl_;
+  if (!d.Query("SELECT id, type, name FROM tres_table WHERE deleted = 0 ORDER BY id", "tres_table", error)) {
+    return false;
+  }
+  MYSQL_RES* res = mysql_store_result(d.db);
+  if (!res) {
+    *error = d.Error("reading tres_table");
+    return false;
+  }
+  while (MYSQL_ROW row = mysql_fetch_row(res)) {
+    uint64_t id = 0;
+    if (!ToU64(row[0], &id) || id > UINT32_MAX) continue;
+    tres->push_back({static_cast<uint32_t>(id), row[1] ? row[1] : "", row[2] ? row[2] : ""});
+  }
+  mysql_free_result(res);
+  return true;
+}
+
+bool DbClient::LoadRollups(const std::string& cluster, const std::string& table_kind, bool per_assoc,
+                           uint32_t tres_id, int64_t start, int64_t end, std::vector<DbUsageRow>* rows,
+                           std::string* error) {
+  Impl& d = *impl_;
+  if (!SafeIdentifier(cluster) || !SafeIdentifier(table_kind)) {
+    *error = "cluster name '" + cluster + "' is not a valid table prefix";
+    return false;
+  }
+  const std::string table = cluster + (per_assoc ? "_assoc_usage_" : "_usage_") + table_kind + "_table";
+  const std::string columns = per_assoc ? "id, time_start, alloc_secs"
+                                        : "time_start, count, alloc_secs, down_secs, pdown_secs, "
+                                          "idle_secs, plan_secs, over_secs";
+  const std::string sql = "SELECT " + columns + " FROM `" + table + "` WHERE deleted = 0 AND id_tres = " +
+                          std::to_string(tres_id) + " AND time_start >= " +
+                          std::to_string(start < 0 ? 0 : start) + " AND time_start < " +
+                          std::to_string(end < 0 ? 0 : end);
+  if (!d.Query(sql, table, error)) return false;
+  MYSQL_RES* res = mysql_use_result(d.db);
+  if (!res) {
+    *error = d.Error("reading " + table);
+    return false;
+  }
+  while (MYSQL_ROW row = mysql_fetch_row(res)) {
+    uint64_t v[8] = {};
+    const unsigned fields = per_assoc ? 3 : 8;
+    bool ok = true;
+    for (unsigned i = 0; i < fields && ok; ++i) ok = ToU64(row[i], &v[i]);
+    if (!ok) continue;  // NOT NULL bigint columns: cannot happen in slurmdbd's schema
+    DbUsageRow r;
+    if (per_assoc) {
+      if (v[0] > UINT32_MAX || v[1] > INT64_MAX) continue;
+      r.assoc_id = static_cast<uint32_t>(v[0]);
+      r.time_start = static_cast<int64_t>(v[1]);
+      r.alloc_secs = v[2];
+    } else {
+      if (v[0] > INT64_MAX) continue;
+      r.time_start = static_cast<int64_t>(v[0]);
+      r.count = v[1];
+      r.alloc_secs = v[2];
+      r.down_secs = v[3];
+      r.pdown_secs = v[4];
+      r.idle_secs = v[5];
+      r.plan_secs = v[6];
+      r.over_secs = v[7];
+    }
+    rows->push_back(r);
+  }
+  const bool failed = mysql_errno(d.db) != 0;
+  if (failed) *error = d.Error("reading " + table);
+  mysql_free_result(res);
+  return !failed;
 }
 
 }  // namespace fairway::client

@@ -39,7 +39,24 @@ namespace fairway::client {
 struct DbAssoc {
   uint32_t id = 0;
   std::string acct, user, partition, parent_acct;
+  uint32_t shares = 1;  // Fairshare; 0x7fffffff = "parent"
   bool deleted = false;
+};
+
+// A row of <cluster>_assoc_usage_* (assoc_id set) or <cluster>_usage_*
+// (assoc_id 0; the capacity columns set) for one TRES.
+struct DbUsageRow {
+  uint32_t assoc_id = 0;
+  int64_t time_start = 0;
+  uint64_t count = 0;
+  uint64_t alloc_secs = 0, down_secs = 0, pdown_secs = 0, idle_secs = 0, plan_secs = 0,
+           over_secs = 0;
+};
+
+// A row of tres_table.
+struct DbTres {
+  uint32_t id = 0;
+  std::string type, name;  // "cpu", ""; "gres", "gpu"
 };
 
 // A row skipped because it could not be converted (unparsable tres_alloc,
@@ -66,6 +83,14 @@ class DbClient {
                 std::vector<DbSkipped>* skipped, std::string* error);
   bool LoadAssocs(const std::string& cluster, std::vector<DbAssoc>* assocs, std::string* error);
   bool LoadQos(std::map<uint32_t, std::string>* qos, std::string* error);
+  bool LoadTres(std::vector<DbTres>* tres, std::string* error);
+  // Roll-up rows of one TRES with time_start in [start, end): table_kind is
+  // "hour", "day" or "month"; per association from
+  // <cluster>_assoc_usage_<kind>_table when per_assoc, else the cluster's
+  // from <cluster>_usage_<kind>_table. Deleted rows are skipped.
+  bool LoadRollups(const std::string& cluster, const std::string& table_kind, bool per_assoc,
+                   uint32_t tres_id, int64_t start, int64_t end, std::vector<DbUsageRow>* rows,
+                   std::string* error);
 
  private:
   struct Impl;

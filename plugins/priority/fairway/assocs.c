@@ -4,6 +4,12 @@
  * back, and usage decayed or reset in place by the core's factor. */
 #include "fw_plugin.h"
 
+#include "assocs.h"
+#include "fw_prefetch.h"
+#include "ledger_file.h"
+#include "lock_witness.h"
+#include "locks.h"
+
 /* The decay thread's snapshot, reused pass after pass (only that thread
  * takes one). */
 static slurmdb_assoc_rec_t **walk_records = NULL;
@@ -307,7 +313,6 @@ static void one_assoc_input(const slurmdb_assoc_rec_t *a,
 	if (!parent)
 		return;
 	in->parent_is_root = parent == assoc_mgr_root_assoc;
-	in->uses_parent = a->shares_raw == SLURMDB_FS_USE_PARENT;
 	in->parent_efctv = parent->usage->usage_efctv;
 	in->shares_raw = a->shares_raw;
 	in->level_shares = a->usage->level_shares;
@@ -335,8 +340,8 @@ void fw_assocs_set_fs_factor(slurmdb_assoc_rec_t *assoc,
 			     const fw_config_t *config)
 {
 	const slurmdb_assoc_rec_t *fs_assoc = assoc;
-	if (assoc->shares_raw == SLURMDB_FS_USE_PARENT &&
-	    assoc->usage->fs_assoc_ptr)
+	if (fw_fairshare_from_parent(assoc->shares_raw,
+				     assoc->usage->fs_assoc_ptr != NULL))
 		fs_assoc = assoc->usage->fs_assoc_ptr;
 	assoc->usage->fs_factor = fw_calc_fs_factor(
 		fs_assoc->usage->usage_efctv, fs_assoc->usage->shares_norm,

@@ -8,6 +8,11 @@
  * tests: keep them word for word. */
 #include "fw_plugin.h"
 
+#include "bootstrap.h"
+#include "assocs.h"
+#include "ledger_file.h"
+#include "locks.h"
+
 #include <unistd.h>
 
 static bool told_no_connection; /* decay thread only */

@@ -4,6 +4,12 @@
  * after a restart. */
 #include "fw_plugin.h"
 
+#include "charge.h"
+#include "fw_prefetch.h"
+#include "ledger_file.h"
+#include "lock_witness.h"
+#include "locks.h"
+
 /* Per-TRES scratch of one charge: a few dozen TRES at most. */
 #define FW_MAX_PATH 64
 

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "config_store.h"
 #include "fw_host.h"
 
 /* Guards only the pointer swap and the reference taken: never held while

@@ -4,13 +4,26 @@
  * store them, persist. Each step's locks are taken and released at the
  * call, in Slurm's order. Order and cadence follow priority/multifactor's
  * _decay_thread (slurm-22-05-8-1:src/plugins/priority/multifactor/priority_multifactor.c).
- * Start-up (fw_decay_recover) is here too: the thread only runs them.
+ * Start-up (fw_decay_recover_clock, fw_decay_recover_usage) is here too:
+ * the thread only runs them.
  * No Slurm header here: the steps that touch Slurm's records are the
- * boundary's (fw_plugin.h), and the locks are fw_host.h's named sets. */
+ * boundary's (assocs.h, charge.h, job_*.h), and the locks are locks.h's named
+ * sets. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "decay_pass.h"
+#include "assocs.h"
+#include "bootstrap.h"
+#include "charge.h"
+#include "config_store.h"
+#include "fw_host.h"
+#include "job_find.h"
+#include "job_gather.h"
+#include "job_store.h"
+#include "ledger_file.h"
+#include "locks.h"
+#include "state_files.h"
 
 /* CPU time of the calling thread in ms: the pass logs where it spends it. */
 static double thread_cpu_ms(void)
@@ -89,6 +102,23 @@ void fw_decay_bootstrap(const fw_config_t *config, time_t now,
 	}
 }
 
+/* The steps of a pass, numbered as in doc/architecture.md, and the locks
+ * each takes (the caller holds none). "here": taken and released in
+ * fw_decay_pass, recorded in held; "inside": by the function called, which
+ * requires that none of it is held.
+ *   1. reset (when due), decay     FW_USAGE_WRITE inside, each
+ *   2. site factor plugin update   FW_SITE_FACTORS inside (job W)
+ *   3. find the job records        FW_JOBS_READ here, held through 6
+ *   4. charge running jobs         FW_USAGE_WRITE and the ledger inside, per job
+ *   5. fairshare                   the ledger here (rolled), then
+ *                                  FW_FAIRSHARE (and the ledger) inside
+ *   6. gather and compute          FW_ASSOCS_READ here, inside job R
+ *   7. store the changed jobs      FW_JOBS_WRITE here, one hold per slice
+ *   8. persist                     the ledger and the state-file lock inside
+ *                                  (ledger file, clock); assoc_usage by
+ *                                  Slurm's save, which takes its own
+ * Without the job steps (no clock advance in a classic mode), 2-4, 6 and
+ * 7 are skipped. */
 void fw_decay_pass(const fw_config_t *config, time_t now,
 		   fw_decay_clock_t *clock, fw_pass_report_t *r)
 {
@@ -109,7 +139,7 @@ void fw_decay_pass(const fw_config_t *config, time_t now,
 	double mark = thread_cpu_ms();
 	memset(r, 0, sizeof(*r));
 
-	/* 1. Reset and decay (each takes assoc W + qos W). */
+	/* 1. Reset and decay. */
 	if (fw_reset_due(&clock->reset, now))
 		fw_assocs_reset(config);
 	if (!skip)
@@ -118,30 +148,31 @@ void fw_decay_pass(const fw_config_t *config, time_t now,
 	lap(&mark, &r->cpu.decay);
 
 	if (!jobs_step) {
-		/* 2. Fairshare only (assoc W). */
+		/* 5. Fairshare only. */
 		fw_assocs_fairshare(config);
 		lap(&mark, &r->cpu.fairshare);
 	} else {
+		/* 2. The site factor plugin's update. */
 		if (!skip)
-			fw_host_update_site_factors(); /* job W, when a plugin updates */
-		/* 2-5 under one hold of job R + part R: one finding of the
-		 * records serves the charge and the priorities. */
+			fw_host_update_site_factors();
+		/* 3. Find the records. 3-6 under one hold of job R + part R: one
+		 * finding of the records serves the charge and the priorities. */
 		if (jobs)
 			fw_lock(&held, FW_JOBS_READ);
 		r->walked = fw_jobs_find(&held, pass);
 		lap(&mark, &r->cpu.find);
-		/* 3. Charge running jobs (assoc W + qos W + tres R, ledger). */
+		/* 4. Charge running jobs. */
 		r->charged = fw_charge_running(&held, pass, config,
 					       clock->last_ran, now);
 		lap(&mark, &r->cpu.charge);
-		/* 4. Fairshare from the usage just charged (ledger, assoc W). */
+		/* 5. Fairshare from the usage just charged. */
 		if (planned_use) {
 			fw_ledger_roll(fw_ledger_acquire(), config, now);
 			fw_ledger_release();
 		}
 		fw_assocs_fairshare(config);
 		lap(&mark, &r->cpu.fairshare);
-		/* 5. Gather and compute (assoc R + qos R); queries still run. */
+		/* 6. Gather and compute; job queries still run. */
 		double gather_start = wall_ms();
 		if (jobs) {
 			fw_lock(&held, FW_ASSOCS_READ);
@@ -150,7 +181,7 @@ void fw_decay_pass(const fw_config_t *config, time_t now,
 			fw_unlock(&held, FW_JOBS_READ);
 		}
 		r->gather_ms = wall_ms() - gather_start;
-		/* 6. Store the changed jobs, a slice per hold of job W + part R. */
+		/* 7. Store the changed jobs, a slice per hold. */
 		bool stored_all = !jobs;
 		while (!stored_all) {
 			fw_lock(&held, FW_JOBS_WRITE);
@@ -168,13 +199,14 @@ void fw_decay_pass(const fw_config_t *config, time_t now,
 		r->job_records = fw_pass_jobs(pass, &(void *const *){ NULL },
 					      &(const uint32_t *){ NULL });
 		lap(&mark, &r->cpu.priority);
-		/* 7. The ledger's file, with no lock held: file I/O under the
-		 * job lock would keep job writers waiting on the disk. */
-		if (planned_use)
-			fw_ledger_save();
 	}
 
-	/* 8. Persist: the clock, then the usage this pass charged
+	/* 8. Persist. The ledger's file first, with no lock held (file I/O
+	 * under the job lock would keep job writers waiting on the disk);
+	 * planned use always runs the job steps. */
+	if (planned_use)
+		fw_ledger_save();
+	/* Then the clock, then the usage this pass charged
 	 * (slurmctld writes assoc_usage only every few minutes, so a crash
 	 * would lose more than one pass). In this order a crash in between
 	 * loses at most one pass and never charges one twice. Decay alone

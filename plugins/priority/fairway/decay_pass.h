@@ -1,11 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The decay pass and the start-up that precedes the first one. Only the
- * decay thread calls them (or init() once, without slurmdbd); every lock
- * is taken inside, the caller holds none. */
+/* decay_pass.c: the decay pass and the start-up that precedes the first
+ * one. Only the decay thread calls them (or init() once, without
+ * slurmdbd); every lock is taken inside, the caller holds none (decay_pass.c
+ * states which step takes which). No Slurm type here. */
 #ifndef FAIRWAY_PLUGIN_DECAY_PASS_H_
 #define FAIRWAY_PLUGIN_DECAY_PASS_H_
 
-#include "fw_host.h"
+#include <stdbool.h>
+#include <stddef.h>
+#include <time.h>
+
+#include "api/fairway_api.h"
 
 /* What one pass hands the next: the decay clock and the reset schedule. */
 typedef struct {
@@ -53,11 +58,6 @@ void fw_decay_pass_log(const fw_pass_report_t *report);
  * once, never fatal. started, ended: the pass's wall clock (unix seconds). */
 void fw_decay_pass_save(const fw_pass_report_t *report, time_t started,
 			time_t ended);
-/* state_files.c. Atomically replaces StateSaveLocation/<name> with text,
- * mode 0644, without .old and without fsync (a report for other programs,
- * nothing the plugin recovers from). False on failure, said once until a
- * write succeeds. Requires that no Slurm lock is held. */
-bool fw_state_write_report(const char *name, const char *text);
 /* init() without slurmdbd: the jobs' factors once, no thread. */
 void fw_decay_pass_once_without_thread(time_t now);
 

@@ -9,7 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decay_thread.h"
+#include "config_store.h"
 #include "decay_pass.h"
+#include "fw_host.h"
 
 /* mutex guards the three fields below it and is held only for them and the
  * sleep between passes, never across a pass: slurmctld calls

@@ -5,6 +5,10 @@
  * published through config_store.c). */
 #include "fw_plugin.h"
 
+#include "fw_host.h"
+#include "config_store.h"
+#include "locks.h"
+
 void fw_log_line(fw_log_level_t level, const char *line)
 {
 	switch (level) {

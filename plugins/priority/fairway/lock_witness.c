@@ -3,7 +3,9 @@
  * asks whether its caller's witness shows it. No Slurm header here. */
 #include <pthread.h>
 
-#include "fw_host.h"
+#include "lock_witness.h"
+#include "config_store.h"
+#include "locks.h"
 
 bool fw_holds(const fw_held_t *held, const char *function, fw_lock_level_t job,
 	      fw_lock_level_t part, fw_lock_level_t assoc, fw_lock_level_t qos)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Lock contracts that are checked (the witness itself: lock_witness.c).
  * The plugin takes Slurm's locks only as
- * the named sets of fw_host.h, each one Slurm's order inside, and records
+ * the named sets of locks.h, each one Slurm's order inside, and records
  * what it took in a witness (fw_held_t) that it passes to every function
  * whose contract needs a lock. An entry point that slurmctld calls with a
  * lock held states it, citing the caller. A function reached without what
@@ -10,6 +10,8 @@
  * be changing. Slurm's own check, verify_lock, exists only in debug builds
  * of slurmctld (Debian's is built with NDEBUG): where it is, it is asked too. */
 #include "fw_plugin.h"
+
+#include "locks.h"
 
 _Static_assert((int) FW_NO_LOCK == (int) NO_LOCK &&
 		       (int) FW_READ_LOCK == (int) READ_LOCK &&

@@ -5,7 +5,18 @@
  * what it needs and forwards; nothing C++ unwinds through here (the core's
  * C interface catches everything). */
 #include "fw_plugin.h"
+
+#include "assocs.h"
+#include "charge.h"
+#include "config_store.h"
 #include "decay_pass.h"
+#include "decay_thread.h"
+#include "fw_host.h"
+#include "job_find.h"
+#include "job_gather.h"
+#include "job_store.h"
+#include "locks.h"
+#include "sprio.h"
 
 #define FW_EXPORT __attribute__((visibility("default")))
 
@@ -96,6 +107,7 @@ FW_EXPORT int fini(void)
 {
 	fw_decay_thread_stop();
 	fw_jobs_release();
+	fw_jobs_gather_release();
 	if (site_factor_started) {
 #if FW_SLURM_AT_LEAST(23, 2, 0)
 		site_factor_g_fini();

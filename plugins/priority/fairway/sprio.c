@@ -6,6 +6,14 @@
  * table) unless newer ones were stored in job->prio_factors since. */
 #include "fw_plugin.h"
 
+#include "sprio.h"
+#include "config_store.h"
+#include "fw_prefetch.h"
+#include "job_find.h"
+#include "job_gather.h"
+#include "lock_witness.h"
+#include "locks.h"
+
 #include <string.h>
 
 /* sprio walks every job record of the queue, reading a few fields of each
@@ -81,7 +89,7 @@ static void destroy_factors(void *object)
 }
 
 /* The weighted TRES factors of a job in one partition, into an object that
- * has none: job->prio_factors keeps no TRES (jobs.c store_factors). */
+ * has none: job->prio_factors keeps no TRES (job_store.c store_factors). */
 static void add_tres_factors(const job_record_t *job, const part_record_t *part,
 			     const sprio_t *q, priority_factors_t *f)
 {

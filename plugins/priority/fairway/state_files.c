@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "state_files.h"
+#include "config_store.h"
 #include "fw_host.h"
 
 #include <errno.h>

@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "fw_host.h"
+#include "ledger_file.h"
+#include "config_store.h"
+#include "state_files.h"
 
 #include <sys/stat.h>
 

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* job_find.c: the pass's tables, and job_list's records found for a pass. */
+#ifndef FAIRWAY_PLUGIN_JOB_FIND_H_
+#define FAIRWAY_PLUGIN_JOB_FIND_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "api/fairway_api.h"
+#include "locks.h"
+
+/* The pass's tables, created on first use (any thread: sprio may ask
+ * first); never NULL. */
+fw_pass_t *fw_jobs_pass(void);
+/* Requires job R. Finds job_list's records (by id, or by walking the list);
+ * returns whether it walked (false without a job list: no records). The
+ * records are valid while job R is held. Only the decay thread (or init
+ * without one) calls it. */
+bool fw_jobs_find(fw_held_t *held, fw_pass_t *pass);
+/* At fini, with the decay thread stopped: frees the pass's tables and the
+ * find's arrays. */
+void fw_jobs_release(void);
+
+#ifdef FW_SLURM_AT_LEAST /* Slurm's types: files that include fw_plugin.h */
+/* Grows an xmalloc array of size entries (contents kept) to hold want. */
+#define FW_GROW(array, size, want) \
+	do { \
+		if ((size_t) (want) > (size)) { \
+			(size) = MAX((size_t) (want), 2 * (size)); \
+			xrecalloc(array, size, sizeof(*(array))); \
+		} \
+	} while (0)
+
+/* Requires job R. job_list's records in list order into *records, an
+ * xmalloc array of *size entries grown as needed (xfree it). Returns the
+ * count. */
+size_t fw_jobs_walk(fw_held_t *held, job_record_t ***records, size_t *size);
+#endif
+
+#endif /* FAIRWAY_PLUGIN_JOB_FIND_H_ */

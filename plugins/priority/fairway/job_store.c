@@ -1,0 +1,234 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Writing the core's results into the job records under the job write
+ * lock: job->priority, the per-partition (and per-(partition, QOS))
+ * priorities by release, and job->prio_factors. The decay pass stores the
+ * jobs whose priority changed a slice at a time; priority_p_set computes
+ * and stores one job. */
+#include "fw_plugin.h"
+
+#include "job_store.h"
+#include "fw_prefetch.h"
+#include "job_gather.h"
+#include "lock_witness.h"
+#include "locks.h"
+#include "sprio.h"
+
+/* ---- per-partition priorities, by release; prefetching ------------------------- */
+/* Requires job W. The job's array for count priorities, allocated with
+ * Slurm's allocator (slurmctld frees it), renewed after a partition change
+ * (or when it is too small: multifactor writes past it) with the names
+ * squeue shows (24.05 and later, as multifactor). */
+static uint32_t *prio_array_for(job_record_t *job, int count)
+{
+#if FW_SLURM_AT_LEAST(24, 5, 0)
+	if (!job->FW_PRIO_MULT)
+		job->FW_PRIO_MULT = xmalloc(sizeof(*job->FW_PRIO_MULT));
+	if (!fw_jobs_array_holds(job->FW_PRIO_MULT->priority_array, count) ||
+	    job->FW_PRIO_MULT->last_update < last_part_update) {
+		xfree(job->FW_PRIO_MULT->priority_array);
+		job->FW_PRIO_MULT->priority_array =
+			xcalloc(count + 1, sizeof(uint32_t));
+		if (job->part_ptr_list) {
+			xfree(job->FW_PRIO_MULT->FW_PRIO_NAMES);
+			job->FW_PRIO_MULT->FW_PRIO_NAMES =
+				part_list_to_xstr(job->part_ptr_list);
+		}
+		job->FW_PRIO_MULT->last_update = time(NULL);
+	}
+	return job->FW_PRIO_MULT->priority_array;
+#else
+	if (!fw_jobs_array_holds(job->priority_array, count)) {
+		xfree(job->priority_array);
+		job->priority_array = xcalloc(count + 1, sizeof(uint32_t));
+	}
+	return job->priority_array;
+#endif
+}
+
+/* The lines the store reads and writes of a job a few items ahead: the
+ * record, the details its key reads and the factors object it rewrites.
+ * Addresses from the gather, never read through (the job may be gone). */
+FW_PREFETCH_HELPER void prefetch_for_store(const fw_store_item_t *item)
+{
+	const job_record_t *job = item->ahead_record;
+	const job_details_t *details = item->ahead_details;
+	const char *factors = item->ahead_factors;
+	if (job) {
+		FW_PREFETCH(&job->job_id); /* find_job_record's */
+		fw_jobs_prefetch_record(job);
+	}
+	if (details) {
+		FW_PREFETCH(&details->accrue_time);
+		FW_PREFETCH(&details->nice);
+		FW_PREFETCH(&details->min_nodes);
+	}
+	if (factors) {
+		FW_PREFETCH_WRITE(factors);
+		FW_PREFETCH_WRITE(factors + sizeof(priority_factors_t) - 1);
+	}
+}
+
+/* ---- storing ---------------------------------------------------------------------- */
+
+/* Requires job W. A job that no longer has several partitions or QOS
+ * drops its array, which the scheduler would otherwise read for its one
+ * (partition, QOS) (24.05 and later, as multifactor's
+ * _get_priority_internal in
+ * slurm-24-11-5-1:src/plugins/priority/multifactor/priority_multifactor.c). */
+static void drop_prio_array(job_record_t *job)
+{
+#if FW_SLURM_AT_LEAST(24, 5, 0)
+	if (!job->FW_PRIO_MULT)
+		return;
+	xfree(job->FW_PRIO_MULT->priority_array);
+	xfree(job->FW_PRIO_MULT->FW_PRIO_NAMES);
+	xfree(job->FW_PRIO_MULT);
+#else
+	(void) job;
+#endif
+}
+
+/* Requires job W. Slurm's scheduler indexes priority_array by the position
+ * in part_ptr_list, which is sorted by tier as multifactor does (the core
+ * computed the priorities in the same, stable, order), and for a job with
+ * several QOS by (partition, QOS), partition-major. */
+static void store_partition_priorities(job_record_t *job,
+				       const fw_factors_t *factors)
+{
+	list_t *qos_list = fw_jobs_qos_list(job);
+	const uint32_t count = fw_priority_array_count(
+		job->part_ptr_list ? list_count(job->part_ptr_list) : 0,
+		qos_list ? list_count(qos_list) : 0);
+	if (!count) {
+		drop_prio_array(job);
+		return;
+	}
+	if (!factors->partition_count)
+		return;
+	if (job->part_ptr_list)
+		list_sort(job->part_ptr_list, priority_sort_part_tier);
+	uint32_t *array = prio_array_for(job, count);
+	for (uint32_t i = 0; i < factors->partition_count && i < count; ++i) {
+		array[i] = factors->partition_priorities[i];
+	}
+}
+
+/* Requires job W. Stores the factors in job->prio_factors, all but the
+ * TRES (freeing TRES arrays left there): they are the only factors that
+ * need arrays of their own, two small blocks per job. sprio reads the
+ * pass's table for the jobs it covers and computes the others' TRES from
+ * the job (fw_jobs_partition_row), which is what stored values would be.
+ * Stores priority_array; does not set job->priority. */
+static void store_factors(job_record_t *job, const fw_factors_t *factors)
+{
+	fw_factors_t without_tres = *factors;
+	without_tres.tres = NULL;
+	without_tres.tres_cnt = 0;
+	without_tres.tres_columns = NULL;
+	without_tres.tres_values = 0;
+	if (!job->prio_factors)
+		job->prio_factors = xmalloc(sizeof(*job->prio_factors));
+	fw_factors_fill(job->prio_factors, &without_tres, NULL);
+	store_partition_priorities(job, factors);
+	if (factors->clamped) {
+		fw_error(
+			"job %u priority exceeds 32 bits; reduced to 4294967295 (2^32 - 1)",
+			job->job_id);
+	}
+	fw_prio("job %u priority %u = age %.2f + assoc %.2f + fairshare %.2f + jobsize %.2f + "
+		"partition %.2f + qos %.2f + tres + site %lld - nice %lld",
+		job->job_id, factors->priority, factors->age, factors->assoc,
+		factors->fairshare, factors->job_size, factors->partition,
+		factors->qos, (long long) factors->site - NICE_OFFSET,
+		(long long) factors->nice - NICE_OFFSET);
+}
+
+static void clear_factors(job_record_t *job)
+{
+	const fw_factors_t none = { 0 };
+	if (job->prio_factors)
+		fw_factors_fill(job->prio_factors, &none, NULL);
+}
+
+uint32_t fw_jobs_compute_and_store(fw_held_t *held, job_record_t *job,
+				   const fw_config_t *config, time_t now)
+{
+	FW_REQUIRE(held, FW_WRITE_LOCK, FW_NO_LOCK, FW_NO_LOCK, FW_NO_LOCK,
+		   job->priority);
+	if (fw_jobs_operator_set(job)) {
+		clear_factors(job);
+		return job->priority;
+	}
+	if (!job->details) {
+		fw_error(
+			"job %u has no details, so no priority can be computed",
+			job->job_id);
+		clear_factors(job);
+		return 0;
+	}
+	fw_job_input_t in;
+	fw_jobs_cache_t own = {
+		0
+	}; /* priority_p_set runs on RPC threads: nothing shared */
+	fw_lock(held, FW_ASSOCS_READ);
+	fw_jobs_inputs(held, job, job->job_id, config, &own, &in);
+	fw_unlock(held, FW_ASSOCS_READ);
+	const fw_cluster_t cluster = { cluster_cpus, (uint32_t) FW_NODE_COUNT };
+	const uint32_t pairs = fw_priority_count(&in);
+	uint32_t *partition_priorities = NULL;
+	if (pairs)
+		partition_priorities = xcalloc(pairs, sizeof(uint32_t));
+	fw_factors_t factors;
+	fw_job_priority(config, &in, &cluster, now, &factors, NULL,
+			partition_priorities);
+	store_factors(job, &factors);
+	xfree(partition_priorities);
+	fw_jobs_cache_free(&own);
+	return factors.priority;
+}
+
+/* ---- the pass ------------------------------------------------------------------------ */
+
+/* The store finds each job by id (a hash lookup) before it reads the job;
+ * the core hands the addresses of a job a few items ahead to prefetch. */
+bool fw_jobs_store_slice(fw_held_t *held, fw_pass_t *pass,
+			 const fw_config_t *config, time_t now,
+			 size_t *recomputed)
+{
+	/* false: the pass is not finished; the caller takes the lock again. */
+	FW_REQUIRE(held, FW_WRITE_LOCK, FW_READ_LOCK, FW_NO_LOCK, FW_NO_LOCK,
+		   false);
+	const bool running_too = fw_jobs_calculate_running(config);
+	const time_t stored_at = time(NULL);
+	fw_store_item_t item;
+	while (fw_pass_store_next(pass, &item)) {
+		prefetch_for_store(&item);
+		job_record_t *job = find_job_record(item.job_id);
+		if (!job || !fw_jobs_eligible(job, running_too) ||
+		    fw_jobs_operator_set(job)) {
+			fw_pass_store_done(pass, item.position, false);
+			continue;
+		}
+		fw_job_key_t key;
+		fw_jobs_key(job, &key);
+		const bool changed =
+			fw_job_key_fingerprint(&key) != item.key_fingerprint;
+		uint32_t priority = item.factors.priority;
+		if (changed) {
+			priority = fw_jobs_compute_and_store(
+				held, job, config,
+				now); /* its own factors win */
+			++*recomputed;
+		} else {
+			store_factors(job, &item.factors);
+		}
+		const uint32_t stored = fw_priority_after_incr_only(
+			config, priority, job->priority);
+		if (stored != job->priority) {
+			job->priority = stored;
+			last_job_update = stored_at;
+		}
+		fw_pass_store_done(pass, item.position, !changed);
+	}
+	return fw_pass_store_end_slice(pass);
+}

@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// State file format (version 1), ASCII text with '\n' line ends:
+//   FWRU 1
+//   clusters <count>
+//   then per cluster, by name:
+//   cluster <name> <high_water> <as_of> <ended> <running> <charged> <open>
+//   e <path> <hi> <lo>        (<ended> lines)
+//   r <path> <hi> <lo>        (<running> lines)
+//   c <job id> <submit> <end> (<charged> lines)
+//   o <job id> <submit> <start> (<open> lines)
+//   checksum <FNV-1a 64 of every byte before this line, 16 lowercase hex>
+// Names and paths are written with '%', ' ' and control characters as
+// %XX. Values are double-doubles (state_codec.h), as in the ledger.
+#include "remote_usage.h"
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_map>
+
+#include "state_codec.h"
+#include "usage_bootstrap.h"
+
+namespace fairway {
+
+namespace {
+
+constexpr const char* kMagic = "FWRU";
+constexpr int kVersion = 1;
+// End records that reach slurmdbd up to this late after a sync passed
+// their job's end are still fetched (a remote slurmctld queues them while
+// it cannot reach slurmdbd).
+constexpr int64_t kLateRecordLagS = 3600;
+constexpr int64_t kMaxWindowS = 365 * 86400;
+
+std::string Escape(const std::string& s) {
+  static const char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : s) {
+    if (c == '%' || c == ' ' || c < 0x20 || c == 0x7f) {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 0xf];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+bool Unescape(const std::string& s, std::string* out) {
+  out->clear();
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != '%') {
+      *out += s[i];
+      continue;
+    }
+    if (i + 2 >= s.size()) return false;
+    int v = 0;
+    for (int k = 1; k <= 2; ++k) {
+      const char c = s[i + k];
+      const int digit = c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+      if (digit < 0) return false;
+      v = v * 16 + digit;
+    }
+    *out += static_cast<char>(v);
+    i += 2;
+  }
+  return true;
+}
+
+bool Fail(std::string* error, const std::string& why) {
+  if (error) *error = "remote clusters' usage: " + why;
+  return false;
+}
+
+bool ParseValue(const std::string& hi_text, const std::string& lo_text, long double* out) {
+  uint64_t hi_bits, lo_bits;
+  if (!ParseHex64(hi_text, &hi_bits) || !ParseHex64(lo_text, &lo_bits)) return false;
+  const double hi = BitsDouble(hi_bits), lo = BitsDouble(lo_bits);
+  if (!std::isfinite(hi) || !std::isfinite(lo) || std::signbit(hi)) return false;
+  *out = static_cast<long double>(hi) + static_cast<long double>(lo);
+  return *out >= 0;
+}
+
+long double DecayFactor(double decay_per_second, int64_t seconds) {
+  if (seconds <= 0) return 1;
+  return std::pow(static_cast<long double>(decay_per_second), static_cast<long double>(seconds));
+}
+
+}  // namespace
+
+std::map<uint32_t, std::string> RemotePaths(const std::vector<RemoteAssoc>& assocs) {
+  std::map<std::string, std::string> parent_of;  // account -> parent account
+  for (const RemoteAssoc& a : assocs) {
+    if (a.user.empty() && a.partition.empty()) parent_of[a.acct] = a.parent_acct;
+  }
+  std::map<std::string, std::string> account_path;
+  // An account's path, or "" when its chain does not reach root (or loops).
+  auto path_of = [&](const std::string& acct) {
+    auto known = account_path.find(acct);
+    if (known != account_path.end()) return known->second;
+    std::vector<std::string> chain;
+    std::string at = acct;
+    for (size_t steps = 0; steps <= parent_of.size() && at != "root"; ++steps) {
+      auto up = parent_of.find(at);
+      if (up == parent_of.end()) return account_path[acct] = "";
+      chain.push_back(at);
+      at = up->second;
+    }
+    if (at != "root") return account_path[acct] = "";
+    std::string path = "root";
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) path += "/" + *it;
+    return account_path[acct] = path;
+  };
+  std::map<uint32_t, std::string> out;
+  for (const RemoteAssoc& a : assocs) {
+    std::string path = path_of(a.acct);
+    if (path.empty()) continue;
+    if (!a.user.empty()) {
+      path += "|" + a.user;
+      if (!a.partition.empty()) path += "|" + a.partition;
+    } else if (!a.partition.empty()) {
+      continue;  // slurmdbd makes no partition account associations
+    }
+    out[a.id] = path;
+  }
+  return out;
+}
+
+std::string LocalPath(const AssocTree& tree, int32_t i) {
+  if (i < 0 || static_cast<size_t>(i) >= tree.size()) return "";
+  std::vector<int32_t> chain;
+  int32_t at = i;
+  for (size_t steps = 0; steps <= tree.size() && at >= 0 && at != tree.root(); ++steps) {
+    chain.push_back(at);
+    at = tree.links(at).parent;
+  }
+  if (at != tree.root()) return "";  // an orphan
+  std::string path = "root";
+  for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+    const AssocNode& n = tree.node(*it);
+    if (n.is_user()) {
+      path += "|" + n.user;
+      if (!n.partition.empty()) path += "|" + n.partition;
+    } else {
+      path += "/" + n.acct;
+    }
+  }
+  return path;
+}
+
+int64_t RemoteUsage::DecayWindow(int64_t half_life_s) {
+  if (half_life_s <= 0) return kMaxWindowS;
+  return std::min<int64_t>(10 * half_life_s, kMaxWindowS);
+}
+
+int64_t RemoteUsage::FetchSince(const std::string& cluster, int64_t now, int64_t half_life_s) const {
+  const int64_t floor = now - DecayWindow(half_life_s);
+  auto it = clusters_.find(cluster);
+  if (it == clusters_.end() || it->second.high_water == 0) return floor;
+  int64_t since = it->second.high_water - kLateRecordLagS;
+  for (const auto& [key, start] : it->second.open) since = std::min(since, start);
+  return std::max(since, floor);
+}
+
+RemoteSyncResult RemoteUsage::Sync(const std::string& cluster, const std::vector<RemoteAssoc>& assocs,
+                                   const std::vector<RemoteJob>& jobs, int64_t now,
+                                   double decay_per_second, int64_t half_life_s) {
+  RemoteSyncResult result;
+  RemoteClusterUsage& c = clusters_[cluster];
+  const std::map<uint32_t, std::string> paths = RemotePaths(assocs);
+  // The ended jobs' usage, decayed to now; the running ones are recounted.
+  const long double factor = c.as_of ? DecayFactor(decay_per_second, now - c.as_of) : 1;
+  for (auto& [path, usage] : c.ended) usage *= factor;
+  c.running.clear();
+  std::map<std::pair<uint32_t, int64_t>, int64_t> open;
+  for (const RemoteJob& job : jobs) {
+    if (job.start <= 0) continue;  // never ran here (a federation sibling)
+    auto path = paths.find(job.assoc_id);
+    if (path == paths.end()) {
+      ++result.without_path;
+      continue;
+    }
+    const std::pair<uint32_t, int64_t> key{job.job_id, job.submit};
+    JobUsageRecord record;
+    record.assoc_id = job.assoc_id;
+    record.start = job.start;
+    record.billing = job.billing;
+    if (job.end != 0 && job.end <= now) {
+      if (c.charged.count(key)) {
+        ++result.repeated;
+        continue;
+      }
+      record.end = job.end;
+      const long double usage = DecayedJobUsage(record, now, decay_per_second);
+      c.ended[path->second] += usage;
+      c.charged[key] = job.end;
+      ++result.charged;
+      result.charged_usage += usage;
+    } else {
+      record.end = 0;  // counts up to now
+      c.running[path->second] += DecayedJobUsage(record, now, decay_per_second);
+      open[key] = job.start;
+      ++result.running;
+    }
+  }
+  c.open = std::move(open);
+  c.high_water = now;
+  c.as_of = now;
+  // A job ended before the next fetch's start cannot be returned again.
+  const int64_t next_since = FetchSince(cluster, now, half_life_s);
+  for (auto it = c.charged.begin(); it != c.charged.end();) {
+    it = it->second < next_since ? c.charged.erase(it) : std::next(it);
+  }
+  return result;
+}
+
+void RemoteUsage::Keep(const std::vector<std::string>& names) {
+  for (auto it = clusters_.begin(); it != clusters_.end();) {
+    const bool named = std::find(names.begin(), names.end(), it->first) != names.end();
+    it = named ? std::next(it) : clusters_.erase(it);
+  }
+}
+
+std::map<std::string, long double> RemoteUsage::Totals(
+    const std::vector<std::pair<std::string, double>>& clusters, int64_t now,
+    double decay_per_second) const {
+  std::map<std::string, long double> out;
+  for (const auto& [name, scale] : clusters) {
+    auto it = clusters_.find(name);
+    if (it == clusters_.end()) continue;
+    const RemoteClusterUsage& c = it->second;
+    const long double factor = DecayFactor(decay_per_second, now - c.as_of) * scale;
+    for (const auto& [path, usage] : c.ended) out[path] += usage * factor;
+    for (const auto& [path, usage] : c.running) out[path] += usage * factor;
+  }
+  return out;
+}
+
+std::vector<long double> RemoteSubtreeUsage(const AssocTree& tree,
+                                            const std::map<std::string, long double>& by_path,
+                                            std::vector<std::string>* unmatched) {
+  std::vector<long double> out(tree.size(), 0);
+  if (by_path.empty()) return out;
+  std::unordered_map<std::string, int32_t> node_of;
+  for (size_t i = 0; i < tree.size(); ++i) {
+    std::string path = LocalPath(tree, static_cast<int32_t>(i));
+    if (!path.empty()) node_of.emplace(std::move(path), static_cast<int32_t>(i));
+  }
+  for (const auto& [path, usage] : by_path) {
+    auto it = node_of.find(path);
+    if (it == node_of.end()) {
+      if (unmatched) unmatched->push_back(path);
+      continue;
+    }
+    // Charged as Slurm charges: the association and every ancestor.
+    int32_t at = it->second;
+    for (size_t steps = 0; steps <= tree.size() && at >= 0; ++steps) {
+      out[at] += usage;
+      at = tree.links(at).parent;
+    }
+  }
+  return out;
+}
+
+std::string RemoteUsage::Serialize() const {
+  std::string out = std::string(kMagic) + " " + std::to_string(kVersion) + "\nclusters " +
+                    std::to_string(clusters_.size()) + "\n";
+  for (const auto& [name, c] : clusters_) {
+    out += "cluster " + Escape(name) + " " + std::to_string(c.high_water) + " " +
+           std::to_string(c.as_of) + " " + std::to_string(c.ended.size()) + " " +
+           std::to_string(c.running.size()) + " " + std::to_string(c.charged.size()) + " " +
+           std::to_string(c.open.size()) + "\n";
+    for (const auto* sums : {&c.ended, &c.running}) {
+      for (const auto& [path, usage] : *sums) {
+        out += sums == &c.ended ? "e " : "r ";
+        out += Escape(path) + " ";
+        AppendLongDouble(usage, &out);
+        out += "\n";
+      }
+    }
+    for (const auto* jobs : {&c.charged, &c.open}) {
+      for (const auto& [key, time] : *jobs) {
+        out += jobs == &c.charged ? "c " : "o ";
+        out += std::to_string(key.first) + " " + std::to_string(key.second) + " " +
+               std::to_string(time) + "\n";
+      }
+    }
+  }
+  const uint64_t sum = Fnv1a64(out.data(), out.size());
+  out += "checksum ";
+  AppendHex64(sum, &out);
+  out += "\n";
+  return out;
+}
+
+bool RemoteUsage::Parse(const std::string& bytes, RemoteUsage* out, std::string* error) {
+  const std::string header = std::string(kMagic) + " ";
+  if (bytes.compare(0, header.size(), header) != 0) {
+    return Fail(error, bytes.size() < header.size() ? "truncated (no header)" : "bad magic (not a FWRU file)");
+  }
+  const size_t header_end = bytes.find('\n');
+  if (header_end == std::string::npos) return Fail(error, "truncated in the header");
+  if (bytes.substr(header.size(), header_end - header.size()) != std::to_string(kVersion)) {
+    return Fail(error, "unsupported version (expected " + std::to_string(kVersion) + ")");
+  }
+  // The checksum line closes the file.
+  const size_t sum_at = bytes.rfind("checksum ");
+  if (sum_at == std::string::npos || sum_at == 0 || bytes[sum_at - 1] != '\n' || bytes.back() != '\n') {
+    return Fail(error, "truncated (no checksum line)");
+  }
+  uint64_t stored = 0;
+  if (!ParseHex64(bytes.substr(sum_at + 9, bytes.size() - sum_at - 10), &stored)) {
+    return Fail(error, "the checksum is not 16 lowercase hex digits");
+  }
+  if (Fnv1a64(bytes.data(), sum_at) != stored) return Fail(error, "checksum mismatch (damaged)");
+  LineReader reader(bytes, header_end + 1, sum_at);
+  std::string line;
+  int64_t count = 0;
+  if (!reader.NextLine(&line) || line.compare(0, 9, "clusters ") != 0 ||
+      !ParseDecimal(line.substr(9), false, &count)) {
+    return Fail(error, "bad clusters line");
+  }
+  RemoteUsage parsed;
+  for (int64_t k = 0; k < count; ++k) {
+    if (!reader.NextLine(&line)) return Fail(error, "fewer clusters than announced");
+    const std::vector<std::string> f = SplitSpaces(line);
+    int64_t n[6];
+    std::string name;
+    bool ok = f.size() == 8 && f[0] == "cluster" && Unescape(f[1], &name) && !name.empty();
+    for (int i = 0; ok && i < 6; ++i) ok = ParseDecimal(f[2 + i], false, &n[i]);
+    if (!ok) return Fail(error, "bad cluster line '" + line.substr(0, 80) + "'");
+    RemoteClusterUsage& c = parsed.clusters_[name];
+    c.high_water = n[0];
+    c.as_of = n[1];
+    for (int part = 0; part < 4; ++part) {
+      static const char* kTags[] = {"e", "r", "c", "o"};
+      for (int64_t i = 0; i < n[2 + part]; ++i) {
+        if (!reader.NextLine(&line)) return Fail(error, "cluster " + name + ": fewer lines than announced");
+        const std::vector<std::string> g = SplitSpaces(line);
+        bool good = g.size() == 4 && g[0] == kTags[part];
+        if (good && part < 2) {
+          std::string path;
+          long double usage = 0;
+          good = Unescape(g[1], &path) && ParseValue(g[2], g[3], &usage);
+          if (good) (part == 0 ? c.ended : c.running)[path] = usage;
+        } else if (good) {
+          int64_t id = 0, submit = 0, time = 0;
+          good = ParseDecimal(g[1], false, &id) && id <= UINT32_MAX &&
+                 ParseDecimal(g[2], false, &submit) && ParseDecimal(g[3], false, &time);
+          if (good) {
+            (part == 2 ? c.charged : c.open)[{static_cast<uint32_t>(id), submit}] = time;
+          }
+        }
+        if (!good) return Fail(error, "cluster " + name + ": bad line '" + line.substr(0, 80) + "'");
+      }
+    }
+  }
+  if (!reader.AtEnd()) return Fail(error, "more lines than announced");
+  *out = std::move(parsed);
+  return true;
+}
+
+}  // namespace fairway

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The usage of the other clusters that share slurmdbd
+// (PriorityParameters=fairshare_clusters; doc/configuration.md "One
+// fairshare across clusters"), kept per cluster and per association path,
+// so that fairshare is computed on local plus remote usage.
+//
+// Associations are matched across clusters by their path, as LSF's global
+// fair share matches share accounts: the chain of accounts from the root,
+// then the user and partition ("root/a/b", "root/a/b|alice",
+// "root/a/b|alice|gpu"). Usage is decayed billing-seconds, as the usage
+// bootstrap computes it from job records (DecayedJobUsage).
+//
+// A sync of one cluster takes the jobs slurmdbd returns for FetchSince
+// (those that ran in [since, now]: ended since, or still running):
+//  - an ended job is charged once into `ended` (its decayed usage at the
+//    sync), remembered by (job id, submit time) while a later fetch can
+//    return it again, so a repeated sync charges nothing twice;
+//  - running jobs are recomputed at each sync into `running`, which the
+//    next sync replaces: a job is in `running` until it ends, then in
+//    `ended`, never both;
+//  - a job seen running keeps FetchSince at or before its start until it
+//    is seen ended, so an end record that reaches slurmdbd late is still
+//    fetched.
+// Between syncs, and when slurmdbd cannot be reached, both sums decay with
+// the local half-life. Pure; not thread-safe (callers serialise).
+#ifndef FAIRWAY_REMOTE_USAGE_H_
+#define FAIRWAY_REMOTE_USAGE_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "assoc_tree.h"
+
+namespace fairway {
+
+// An association of a remote cluster, as slurmdbd lists it.
+struct RemoteAssoc {
+  uint32_t id = 0;
+  std::string acct, user, partition, parent_acct;
+};
+
+// A job record of a remote cluster.
+struct RemoteJob {
+  uint32_t job_id = 0;
+  int64_t submit = 0;
+  uint32_t assoc_id = 0;
+  int64_t start = 0;  // 0: never started (a federation sibling that did not run)
+  int64_t end = 0;    // 0: still running
+  double billing = 0;
+};
+
+// Paths of a cluster's associations, by id: an account's is its parent's
+// path and its name, a user's its account's path, '|', user[, '|',
+// partition]. Associations whose chain does not reach "root" get none.
+std::map<uint32_t, std::string> RemotePaths(const std::vector<RemoteAssoc>& assocs);
+// The same path for node i of a local tree ("" for orphans).
+std::string LocalPath(const AssocTree& tree, int32_t i);
+
+struct RemoteClusterUsage {
+  int64_t high_water = 0;  // the last sync's time; 0 = never synced
+  int64_t as_of = 0;       // when ended and running were last decayed to
+  std::map<std::string, long double> ended;    // path -> ended jobs' usage
+  std::map<std::string, long double> running;  // path -> running jobs' usage
+  // Ended jobs charged, (job id, submit) -> end, while a fetch can return
+  // them again (end >= the next FetchSince).
+  std::map<std::pair<uint32_t, int64_t>, int64_t> charged;
+  // Jobs seen running, (job id, submit) -> start.
+  std::map<std::pair<uint32_t, int64_t>, int64_t> open;
+};
+
+struct RemoteSyncResult {
+  size_t charged = 0;         // ended jobs charged by this sync
+  size_t running = 0;         // running jobs counted
+  size_t repeated = 0;        // ended jobs charged before (not again)
+  size_t without_path = 0;    // jobs of associations with no path
+  long double charged_usage = 0;  // what the charged jobs added
+};
+
+class RemoteUsage {
+ public:
+  // How far back a fetch reaches on a first sync: ten half-lives (usage
+  // older than that weighs under 0.1%), at most a year, as the usage
+  // bootstrap; a year without decay.
+  static int64_t DecayWindow(int64_t half_life_s);
+
+  // The start of the jobs the next sync of `cluster` fetches: the decay
+  // window on its first sync; else the last sync's time, or the start of
+  // the earliest job it saw running if earlier; never before the decay
+  // window.
+  int64_t FetchSince(const std::string& cluster, int64_t now, int64_t half_life_s) const;
+
+  // One sync of `cluster` at `now` with the jobs slurmdbd returned for
+  // FetchSince and the cluster's associations (for the paths).
+  RemoteSyncResult Sync(const std::string& cluster, const std::vector<RemoteAssoc>& assocs,
+                        const std::vector<RemoteJob>& jobs, int64_t now, double decay_per_second,
+                        int64_t half_life_s);
+
+  // Forgets the clusters not named.
+  void Keep(const std::vector<std::string>& names);
+
+  // Per path, the sum over `clusters` (name, scale) of scale x (ended +
+  // running) decayed from its as_of to now.
+  std::map<std::string, long double> Totals(
+      const std::vector<std::pair<std::string, double>>& clusters, int64_t now,
+      double decay_per_second) const;
+
+  const std::map<std::string, RemoteClusterUsage>& clusters() const { return clusters_; }
+
+  // The state file's bytes, and back: magic, version, each cluster's
+  // state, and a checksum over all of it (state_codec.h). Parse rejects a
+  // truncated, wrong-version or corrupted buffer with a reason.
+  std::string Serialize() const;
+  static bool Parse(const std::string& bytes, RemoteUsage* out, std::string* error);
+
+ private:
+  std::map<std::string, RemoteClusterUsage> clusters_;
+};
+
+// Per node of `tree`, the remote usage of its subtree: each path's usage
+// added to the node with that path and to every ancestor. Paths no node
+// has are appended to *unmatched (when not null), their usage dropped.
+std::vector<long double> RemoteSubtreeUsage(const AssocTree& tree,
+                                            const std::map<std::string, long double>& by_path,
+                                            std::vector<std::string>* unmatched);
+
+}  // namespace fairway
+
+#endif  // FAIRWAY_REMOTE_USAGE_H_

@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Remote clusters' usage (src/remote_usage.h) and its PriorityParameters
+// (fairshare_clusters, fairshare_sync): paths, charging once, decay, the
+// fetch window, the state file.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "decay.h"
+#include "params.h"
+#include "remote_usage.h"
+#include "usage_bootstrap.h"
+
+namespace fairway {
+namespace {
+
+constexpr int64_t kHalfLife = 7 * 86400;
+
+// root > a > b > alice; root > d > erin (and erin on partition gpu).
+std::vector<RemoteAssoc> RemoteTree() {
+  return {{10, "root", "", "", ""},      {11, "a", "", "", "root"},
+          {12, "b", "", "", "a"},        {13, "b", "alice", "", ""},
+          {14, "d", "", "", "root"},     {15, "d", "erin", "", ""},
+          {16, "d", "erin", "gpu", ""},  {17, "lost", "", "", "nowhere"},
+          {18, "lost", "zed", "", ""}};
+}
+
+AssocTree LocalTree() {
+  std::vector<AssocNode> nodes;
+  auto add = [&nodes](uint32_t id, uint32_t parent, const char* acct, const char* user) {
+    AssocNode n;
+    n.id = id;
+    n.parent_id = parent;
+    n.acct = acct;
+    n.user = user;
+    n.usage_raw = 0;
+    nodes.push_back(n);
+  };
+  add(1, 0, "root", "");
+  add(2, 1, "a", "");
+  add(3, 2, "b", "");
+  add(4, 3, "b", "alice");
+  add(5, 1, "d", "");
+  AssocTree tree;
+  std::string error;
+  EXPECT_TRUE(tree.Build(nodes, true, &error)) << error;
+  return tree;
+}
+
+RemoteJob Job(uint32_t id, uint32_t assoc, int64_t start, int64_t end, double billing = 2) {
+  RemoteJob j;
+  j.job_id = id;
+  j.submit = start - 10;
+  j.assoc_id = assoc;
+  j.start = start;
+  j.end = end;
+  j.billing = billing;
+  return j;
+}
+
+TEST(RemoteUsage, PathsFollowTheAccountChainAndSkipChainsNotReachingRoot) {
+  const std::map<uint32_t, std::string> paths = RemotePaths(RemoteTree());
+  EXPECT_EQ(paths.at(10), "root");
+  EXPECT_EQ(paths.at(12), "root/a/b");
+  EXPECT_EQ(paths.at(13), "root/a/b|alice");
+  EXPECT_EQ(paths.at(16), "root/d|erin|gpu");
+  EXPECT_EQ(paths.count(17), 0u);
+  EXPECT_EQ(paths.count(18), 0u);
+  const AssocTree tree = LocalTree();
+  EXPECT_EQ(LocalPath(tree, tree.Find(4)), "root/a/b|alice");
+  EXPECT_EQ(LocalPath(tree, tree.root()), "root");
+}
+
+TEST(RemoteUsage, EndedJobsAreChargedOnceRunningOnesRecounted) {
+  RemoteUsage r;
+  const double f = DecayFactorPerSecond(kHalfLife);
+  const int64_t t0 = 1'800'000'000;
+  std::vector<RemoteJob> jobs = {Job(1, 13, t0 - 600, t0 - 100), Job(2, 15, t0 - 300, 0)};
+  RemoteSyncResult s = r.Sync("b", RemoteTree(), jobs, t0, f, kHalfLife);
+  EXPECT_EQ(s.charged, 1u);
+  EXPECT_EQ(s.running, 1u);
+  JobUsageRecord one{13, t0 - 600, t0 - 100, 2};
+  JobUsageRecord two{15, t0 - 300, 0, 2};
+  EXPECT_EQ(r.clusters().at("b").ended.at("root/a/b|alice"), DecayedJobUsage(one, t0, f));
+  EXPECT_EQ(r.clusters().at("b").running.at("root/d|erin"), DecayedJobUsage(two, t0, f));
+  // The same answer again a minute later: nothing charged twice; job 2
+  // now ended.
+  jobs[1].end = t0 + 30;
+  s = r.Sync("b", RemoteTree(), jobs, t0 + 60, f, kHalfLife);
+  EXPECT_EQ(s.charged, 1u);
+  EXPECT_EQ(s.repeated, 1u);
+  EXPECT_TRUE(r.clusters().at("b").running.empty());
+  two.end = t0 + 30;
+  EXPECT_NEAR(static_cast<double>(r.clusters().at("b").ended.at("root/d|erin")),
+              static_cast<double>(DecayedJobUsage(two, t0 + 60, f)), 1e-9);
+  EXPECT_NEAR(static_cast<double>(r.clusters().at("b").ended.at("root/a/b|alice")),
+              static_cast<double>(DecayedJobUsage(one, t0 + 60, f)), 1e-9);
+}
+
+TEST(RemoteUsage, FetchSinceCoversTheDecayWindowThenTheLastSyncAndOpenJobs) {
+  RemoteUsage r;
+  const double f = DecayFactorPerSecond(kHalfLife);
+  const int64_t t0 = 1'800'000'000;
+  EXPECT_EQ(r.FetchSince("b", t0, kHalfLife), t0 - 10 * kHalfLife);
+  EXPECT_EQ(r.FetchSince("b", t0, 400 * 86400), t0 - 365 * 86400);
+  r.Sync("b", RemoteTree(), {Job(1, 13, t0 - 5 * 86400, 0)}, t0, f, kHalfLife);
+  // The job seen running keeps the window open back to its start.
+  EXPECT_EQ(r.FetchSince("b", t0 + 300, kHalfLife), t0 - 5 * 86400);
+  r.Sync("b", RemoteTree(), {Job(1, 13, t0 - 5 * 86400, t0 + 100)}, t0 + 300, f, kHalfLife);
+  EXPECT_EQ(r.FetchSince("b", t0 + 600, kHalfLife), t0 + 300 - 3600);
+}
+
+TEST(RemoteUsage, LateEndRecordOfAJobSeenRunningIsStillCharged) {
+  RemoteUsage r;
+  const double f = DecayFactorPerSecond(kHalfLife);
+  const int64_t t0 = 1'800'000'000;
+  r.Sync("b", RemoteTree(), {Job(7, 13, t0 - 86400, 0)}, t0, f, kHalfLife);
+  // Two days later slurmdbd learns it ended right after the first sync.
+  const int64_t t1 = t0 + 2 * 86400;
+  ASSERT_LE(r.FetchSince("b", t1, kHalfLife), t0 - 86400);
+  const RemoteSyncResult s = r.Sync("b", RemoteTree(), {Job(7, 13, t0 - 86400, t0 + 60)}, t1, f, kHalfLife);
+  EXPECT_EQ(s.charged, 1u);
+  EXPECT_GT(r.clusters().at("b").ended.at("root/a/b|alice"), 0);
+}
+
+TEST(RemoteUsage, SiblingsThatNeverRanAndJobsWithoutAPathCountNothing) {
+  RemoteUsage r;
+  const double f = DecayFactorPerSecond(kHalfLife);
+  RemoteJob sibling = Job(3, 13, 0, 0);
+  RemoteJob lost = Job(4, 18, 1000, 2000);
+  const RemoteSyncResult s = r.Sync("b", RemoteTree(), {sibling, lost}, 5000, f, kHalfLife);
+  EXPECT_EQ(s.charged + s.running, 0u);
+  EXPECT_EQ(s.without_path, 1u);
+}
+
+TEST(RemoteUsage, TotalsDecayScaleAndSumClusters) {
+  RemoteUsage r;
+  const double f = DecayFactorPerSecond(kHalfLife);
+  const int64_t t0 = 1'800'000'000;
+  r.Sync("b", RemoteTree(), {Job(1, 13, t0 - 600, t0 - 100)}, t0, f, kHalfLife);
+  r.Sync("c", RemoteTree(), {Job(1, 13, t0 - 600, t0 - 100)}, t0, f, kHalfLife);
+  const long double one = r.clusters().at("b").ended.at("root/a/b|alice");
+  auto totals = r.Totals({{"b", 1.0}, {"c", 0.5}}, t0 + kHalfLife, f);
+  EXPECT_NEAR(static_cast<double>(totals.at("root/a/b|alice") / one), 1.5 * std::pow(f, kHalfLife), 1e-12);
+  r.Keep({"b"});
+  totals = r.Totals({{"b", 1.0}, {"c", 0.5}}, t0, f);
+  EXPECT_EQ(totals.at("root/a/b|alice"), one);
+}
+
+TEST(RemoteUsage, SubtreeUsageChargesAncestorsAndReportsUnmatchedPaths) {
+  const AssocTree tree = LocalTree();
+  std::vector<std::string> unmatched;
+  const std::vector<long double> u =
+      RemoteSubtreeUsage(tree, {{"root/a/b|alice", 10}, {"root/d|erin", 5}, {"root/d", 1}}, &unmatched);
+  EXPECT_EQ(u[tree.Find(4)], 10);
+  EXPECT_EQ(u[tree.Find(2)], 10);
+  EXPECT_EQ(u[tree.Find(5)], 1);
+  EXPECT_EQ(u[tree.root()], 11);
+  EXPECT_EQ(unmatched, std::vector<std::string>{"root/d|erin"});
+}
+
+TEST(RemoteUsage, StateRoundTripsAndDamageIsRefused) {
+  RemoteUsage r;
+  const double f = DecayFactorPerSecond(kHalfLife);
+  const int64_t t0 = 1'800'000'000;
+  r.Sync("b", RemoteTree(), {Job(1, 13, t0 - 600, t0 - 100), Job(2, 15, t0 - 300, 0)}, t0, f, kHalfLife);
+  const std::string bytes = r.Serialize();
+  RemoteUsage back;
+  std::string error;
+  ASSERT_TRUE(RemoteUsage::Parse(bytes, &back, &error)) << error;
+  EXPECT_EQ(back.Serialize(), bytes);
+  EXPECT_EQ(back.clusters().at("b").ended, r.clusters().at("b").ended);
+  EXPECT_EQ(back.clusters().at("b").open.size(), 1u);
+  std::string damaged = bytes;
+  damaged[damaged.size() / 2] ^= 1;
+  EXPECT_FALSE(RemoteUsage::Parse(damaged, &back, &error));
+  EXPECT_NE(error.find("checksum"), std::string::npos);
+  EXPECT_FALSE(RemoteUsage::Parse(bytes.substr(0, bytes.size() - 5), &back, &error));
+  EXPECT_FALSE(RemoteUsage::Parse("FWPU 1\n", &back, &error));
+  // A repeated sync after a restart charges nothing again.
+  const RemoteSyncResult s =
+      back.Sync("b", RemoteTree(), {Job(1, 13, t0 - 600, t0 - 100)}, t0 + 60, f, kHalfLife);
+  EXPECT_EQ(s.charged, 0u);
+  EXPECT_EQ(s.repeated, 1u);
+}
+
+TEST(RemoteClustersParams, ListRunsOverItemsWithoutEqualsAndTakesScales) {
+  Params p;
+  Diagnostics d = ParsePriorityParameters("fairshare_clusters=GPU:2.5,cloud,fairshare_sync=600", &p, "main");
+  EXPECT_TRUE(d.empty());
+  ASSERT_EQ(p.fairshare_clusters.size(), 2u);
+  EXPECT_EQ(p.fairshare_clusters[0].name, "gpu");
+  EXPECT_EQ(p.fairshare_clusters[0].scale, 2.5);
+  EXPECT_EQ(p.fairshare_clusters[1].name, "cloud");
+  EXPECT_EQ(p.fairshare_clusters[1].scale, 1);
+  EXPECT_EQ(p.fairshare_sync_s, 600);
+}
+
+TEST(RemoteClustersParams, BadListsAreRefusedWholeNamingTheValue) {
+  for (const char* text : {"fairshare_clusters=gpu:0", "fairshare_clusters=gpu:nan",
+                           "fairshare_clusters=gpu,gpu", "fairshare_clusters=main",
+                           "fairshare_clusters=a b", "fairshare_clusters=gpu:-1,cloud"}) {
+    Params p;
+    p.fairshare_clusters = {{"old", 1}};
+    Diagnostics d = ParsePriorityParameters(text, &p, "main");
+    ASSERT_EQ(d.size(), 1u) << text;
+    EXPECT_NE(d[0].Format().find("fairshare_clusters"), std::string::npos) << d[0].Format();
+    ASSERT_EQ(p.fairshare_clusters.size(), 1u) << text;
+    EXPECT_EQ(p.fairshare_clusters[0].name, "old");
+  }
+  Params p;
+  Diagnostics d = ParsePriorityParameters("fairshare_sync=soon", &p);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_NE(d[0].Format().find("fairshare_sync"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace fairway
