@@ -2,15 +2,18 @@
 #include "check_config.h"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "assoc_tree.h"
 #include "io/slurm_conf_values.h"
 #include "io/tree_file.h"
+#include "text_util.h"
 
 namespace fairway {
 
@@ -308,6 +311,25 @@ CheckReport CheckSlurmConf(const SlurmConf& conf, const CheckOptions& options) {
     }
   }
 
+  // fairshare_clusters: names slurmdbd does not know count nothing.
+  if (!p.fairshare_clusters.empty()) {
+    if (options.known_clusters) {
+      for (const Params::RemoteCluster& r : p.fairshare_clusters) {
+        const auto& known = *options.known_clusters;
+        if (std::find(known.begin(), known.end(), r.name) == known.end()) {
+          c.Add(Severity::kWarning, "PriorityParameters",
+                "fairshare_clusters: slurmdbd knows no cluster '" + r.name +
+                    "' (sacctmgr show clusters): it adds no usage",
+                "check the name");
+        }
+      }
+    } else {
+      report.info.push_back({"PriorityParameters",
+                             "fairshare_clusters: the names were not checked against slurmdbd (" +
+                                 options.clusters_not_checked + ")"});
+    }
+  }
+
   // Severity follows the PriorityType in force: a value its controller
   // refuses is an error; one only the other plugin refuses, or that only
   // the other plugin reads, is not this site's problem.
@@ -360,6 +382,8 @@ struct CheckConfigArgs {
   bool json = false;
   std::string slurm_version;       // --slurm-version as given
   uint32_t built_slurm_version = kSlurm2205;
+  bool no_slurmdbd = false;        // --no-slurmdbd
+  ClusterLister list_clusters;
 };
 
 const char* SeverityName(Severity s) { return s == Severity::kError ? "error" : "warning"; }
@@ -411,6 +435,23 @@ int RunCheckConfig(const CheckConfigArgs& args) {
     options.user_assocs = tree.user_assoc_count();
   }
   if (args.max_depth >= 0) options.tree_depth = args.max_depth;
+  if (!conf.params.fairshare_clusters.empty()) {
+    std::vector<std::string> names;
+    std::string why = args.no_slurmdbd ? "--no-slurmdbd" : "this build cannot ask slurmdbd";
+    // libslurm reads $SLURM_CONF (or /etc/slurm/slurm.conf) and exits on
+    // one it cannot use: asked only when that is the file checked.
+    const char* env = std::getenv("SLURM_CONF");
+    const std::string in_use = env && *env ? env : "/etc/slurm/slurm.conf";
+    std::error_code ec;  // a path that does not exist is not the same file
+    const bool same = std::filesystem::equivalent(path, in_use, ec);
+    if (!args.no_slurmdbd && !same) why = "the file checked is not the slurm.conf in use, " + in_use;
+    if (!args.no_slurmdbd && same && args.list_clusters && args.list_clusters(&names, &why)) {
+      for (std::string& n : names) n = ToLower(n);
+      options.known_clusters = names;
+    } else {
+      options.clusters_not_checked = why;
+    }
+  }
   CheckReport report = CheckSlurmConf(conf, options);
   const Params& p = conf.params;
 
@@ -522,9 +563,11 @@ int RunCheckConfig(const CheckConfigArgs& args) {
 
 }  // namespace
 
-void RegisterCheckConfigCommand(CLI::App& app, uint32_t built_slurm_version) {
+void RegisterCheckConfigCommand(CLI::App& app, uint32_t built_slurm_version,
+                                ClusterLister list_clusters) {
   auto args = std::make_shared<CheckConfigArgs>();
   args->built_slurm_version = built_slurm_version;
+  args->list_clusters = std::move(list_clusters);
   CLI::App* sub = app.add_subcommand(
       "check-config",
       "Check the priority settings of a slurm.conf (default $SLURM_CONF or "
@@ -537,6 +580,8 @@ void RegisterCheckConfigCommand(CLI::App& app, uint32_t built_slurm_version) {
   sub->add_flag("-P,--parsable", args->parsable, "'|'-separated output");
   sub->add_flag("-l,--long", args->long_format, "also show the effective settings and informational notes");
   sub->add_flag("--json", args->json, "JSON output");
+  sub->add_flag("--no-slurmdbd", args->no_slurmdbd,
+                "do not ask slurmdbd whether fairshare_clusters' names exist");
   sub->add_option("--slurm-version", args->slurm_version,
                   "read slurm.conf as this Slurm release does (e.g. 25.05; default " +
                       SlurmReleaseName(built_slurm_version) +

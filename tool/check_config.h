@@ -10,6 +10,7 @@
 #define FAIRWAY_TOOL_CHECK_CONFIG_H_
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,7 +26,17 @@ namespace fairway {
 struct CheckOptions {
   std::optional<int> tree_depth;        // deepest association below root (--tree/--max-depth)
   std::optional<uint32_t> user_assocs;  // user associations (--tree)
+  // The clusters slurmdbd knows, lower case (fairshare_clusters' names are
+  // checked against them); unset when slurmdbd was not asked, and then
+  // why not (shown as information).
+  std::optional<std::vector<std::string>> known_clusters;
+  std::string clusters_not_checked;
 };
+
+// The clusters slurmdbd knows (as `sacctmgr show clusters`); false with
+// *why when it cannot be asked. Given by the command's registration (the
+// tool's libslurm client), so that CheckSlurmConf stays pure.
+using ClusterLister = std::function<bool(std::vector<std::string>* names, std::string* why)>;
 
 // A fact worth showing that is not a problem (e.g. a weight's resolution).
 struct CheckInfo {
@@ -66,7 +77,10 @@ ControllerClaims ClaimsOf(const CheckReport& report, const SlurmConf& conf);
 // Exit codes: 0 no errors (warnings allowed), 1 errors, 2 usage error.
 // slurm.conf is read as Slurm `built_slurm_version` reads it (the release
 // the tool links), unless --slurm-version names another.
-void RegisterCheckConfigCommand(CLI::App& app, uint32_t built_slurm_version);
+// list_clusters, when given, is asked for slurmdbd's clusters when
+// fairshare_clusters names any (--no-slurmdbd: never).
+void RegisterCheckConfigCommand(CLI::App& app, uint32_t built_slurm_version,
+                                ClusterLister list_clusters = {});
 
 }  // namespace fairway
 

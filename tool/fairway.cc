@@ -29,7 +29,8 @@ int main(int argc, char** argv) {
     std::printf("fairway %s\n", PACKAGE_VERSION);
   });
   fairway::RegisterFairshareCommand(app);
-  fairway::RegisterCheckConfigCommand(app, fairway::client::BuiltSlurmVersion());
+  fairway::RegisterCheckConfigCommand(app, fairway::client::BuiltSlurmVersion(),
+                                      fairway::client::LoadDbClusterNames);
   fairway::RegisterSimulateCommand(app);
   // `fairway explain` (tool/explain.cc).
   fairway::RegisterExplainCommand(app);

@@ -53,6 +53,27 @@ start_cluster() {
 
 stop_cluster() { "$FW_CLUSTER" stop --dir "$1" >/dev/null 2>&1 || true; }
 
+# start_second_cluster DIR1 DIR2 TYPE NAME [EXTRA_CONF_FILE]: a second
+# cluster, ClusterName NAME, on DIR1's munged and slurmdbd (scripts/cluster
+# start --join; issue 49). Same release as DIR1 (FW_SLURM), same plugin dir.
+# Ports: FW_SECOND_PORT_BASE, else scripts/cluster's default (DIR1's + 100;
+# FAIRWAY_PORT_BASE is DIR1's and not passed on). SLURM_CONF is left on
+# DIR1's cluster: reach DIR2's with `with_cluster DIR2 COMMAND...`. Stopping
+# DIR1 (stop_cluster) stops DIR2 first; stop_cluster DIR2 stops DIR2 alone.
+start_second_cluster() {
+  local cdir1=$1 cdir2=$2 type=$3 name=$4 extra=${5:-}
+  local args=(start --dir "$cdir2" --join "$cdir1" --cluster-name "$name" --priority-type "$type")
+  [ -n "$FW_PLUGIN_DIR" ] && args+=(--plugin-dir "$FW_PLUGIN_DIR")
+  [ -n "$extra" ] && args+=(--extra-conf "$extra")
+  [ -n "${FW_SLURM:-}" ] && args+=(--slurm "$FW_SLURM")
+  FAIRWAY_PORT_BASE=${FW_SECOND_PORT_BASE:-} "$FW_CLUSTER" "${args[@]}" > "$cdir2.env"
+}
+
+# with_cluster DIR COMMAND [ARG...]: COMMAND (a program or a function of
+# this file) with DIR's slurm.conf: its cluster's slurmctld, and its
+# ClusterName as sacct's, sshare's and sacctmgr's default cluster.
+with_cluster() { SLURM_CONF="$1/etc/slurm.conf" "${@:2}"; }
+
 # restart_ctld DIR TYPE [EXTRA_CONF_FILE]: switch plugin (and conf) on the
 # same state.
 restart_ctld() {
@@ -111,23 +132,36 @@ wait_decay_passes() {
 # The classic worked example's tree (fairshare-modes.md): A (40) {B (30),
 # C (10)}, D (60) {E (25), F (35)}; fwuser1 in B, fwuser2/3 in C, fwuser4 in
 # E, fwuser5 in F; root's own association at Fairshare=parent.
+# create_example_tree [CLUSTER[,CLUSTER...]]: on those clusters of the
+# accounting DB. Without an argument sacctmgr's own default: every cluster
+# the DB knows at that moment (so, with a second cluster joined later, run
+# it again with that cluster's name). QOS are global (not per cluster).
 create_example_tree() {
+  local on=() where=()
+  if [ -n "${1:-}" ]; then on=(cluster="$1"); where=(cluster="$1"); fi
   "$FW_CLUSTER" users 5 >/dev/null 2>&1
-  sacctmgr -i add account a fairshare=40 >/dev/null
-  sacctmgr -i add account b parent=a fairshare=30 >/dev/null
-  sacctmgr -i add account c parent=a fairshare=10 >/dev/null
-  sacctmgr -i add account d fairshare=60 >/dev/null
-  sacctmgr -i add account e parent=d fairshare=25 >/dev/null
-  sacctmgr -i add account f parent=d fairshare=35 >/dev/null
-  sacctmgr -i add user fwuser1 account=b fairshare=1 >/dev/null
-  sacctmgr -i add user fwuser2 account=c fairshare=1 >/dev/null
-  sacctmgr -i add user fwuser3 account=c fairshare=1 >/dev/null
-  sacctmgr -i add user fwuser4 account=e fairshare=1 >/dev/null
-  sacctmgr -i add user fwuser5 account=f fairshare=1 >/dev/null
-  sacctmgr -i modify user root where account=root set fairshare=parent >/dev/null
-  sacctmgr -i add qos high priority=100 >/dev/null
-  sacctmgr -i add qos low priority=10 >/dev/null
-  sacctmgr -i modify user fwuser1,fwuser2,fwuser3,fwuser4,fwuser5 set qos+=high,low >/dev/null
+  sacctmgr -i add account a fairshare=40 "${on[@]}" >/dev/null
+  sacctmgr -i add account b parent=a fairshare=30 "${on[@]}" >/dev/null
+  sacctmgr -i add account c parent=a fairshare=10 "${on[@]}" >/dev/null
+  sacctmgr -i add account d fairshare=60 "${on[@]}" >/dev/null
+  sacctmgr -i add account e parent=d fairshare=25 "${on[@]}" >/dev/null
+  sacctmgr -i add account f parent=d fairshare=35 "${on[@]}" >/dev/null
+  sacctmgr -i add user fwuser1 account=b fairshare=1 "${on[@]}" >/dev/null
+  sacctmgr -i add user fwuser2 account=c fairshare=1 "${on[@]}" >/dev/null
+  sacctmgr -i add user fwuser3 account=c fairshare=1 "${on[@]}" >/dev/null
+  sacctmgr -i add user fwuser4 account=e fairshare=1 "${on[@]}" >/dev/null
+  sacctmgr -i add user fwuser5 account=f fairshare=1 "${on[@]}" >/dev/null
+  sacctmgr -i modify user root where account=root "${where[@]}" set fairshare=parent >/dev/null
+  # (already there when a second cluster gets the tree: that is fine)
+  sacctmgr -i add qos high priority=100 >/dev/null 2>&1
+  sacctmgr -i add qos low priority=10 >/dev/null 2>&1
+  sacctmgr -i modify user where name=fwuser1,fwuser2,fwuser3,fwuser4,fwuser5 "${where[@]}" set qos+=high,low >/dev/null
+}
+
+# assoc_tree CLUSTER: CLUSTER's associations as account|user|parent|shares|
+# QOS lines, sorted: equal on two clusters iff they have the same tree.
+assoc_tree() {
+  sacctmgr -n -P show assoc cluster="$1" format=account,user,parentname,fairshare,qos | sort
 }
 
 # submit_as USER ARGS...: sbatch as a local user; prints the job id.

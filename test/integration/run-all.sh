@@ -44,10 +44,12 @@ done < "$list"
 # silently not running. releases_smoke and releases_live run on other
 # Slurm releases, which scripts/test-all prepares and runs after this run;
 # so does reliability_reconnect (26.05.3 only: releases_live.sh's lane 4).
+# two_clusters checks the two-cluster harness (scripts/cluster start
+# --join); it joins the list with the global-fairshare scenarios (issue 49).
 unlisted=()
 for f in "$here"/*.sh; do
   n=$(basename "$f" .sh)
-  case $n in lib | run-all | releases_smoke | releases_live | reliability_reconnect) continue ;; esac
+  case $n in lib | run-all | releases_smoke | releases_live | reliability_reconnect | two_clusters) continue ;; esac
   [ -n "${listed[$n]:-}" ] || unlisted+=("$n")
 done
 if [ $# -gt 0 ]; then  # a subset, in the list's order

@@ -84,6 +84,33 @@ TEST(CheckConfig, CleanConfigPasses) {
   EXPECT_FALSE(r.info.empty());  // resolutions are reported as info
 }
 
+// fairshare_clusters: bad lists and this cluster's own name are errors
+// (the plugin logs them and counts no other cluster), wherever ClusterName
+// stands; names slurmdbd does not know are warnings when it was asked.
+TEST(CheckConfig, FairshareClusters) {
+  Checked c = CheckText(std::string(kBase) +
+                        "PriorityParameters=fairshare_clusters=gpu:0,cloud\nClusterName=Main\n");
+  EXPECT_TRUE(Finds(c.report, Severity::kError, "PriorityParameters", "scale '0'")) << Dump(c.report);
+  c = CheckText(std::string(kBase) + "PriorityParameters=fairshare_clusters=main,gpu\nClusterName=Main\n");
+  EXPECT_TRUE(Finds(c.report, Severity::kError, "PriorityParameters", "is this cluster")) << Dump(c.report);
+  std::istringstream in(std::string(kBase) +
+                        "ClusterName=main\nPriorityParameters=fairshare_clusters=gpu:2.5,cloud\n");
+  const SlurmConf conf = ParseSlurmConf(in, "test.conf");
+  ASSERT_EQ(conf.params.fairshare_clusters.size(), 2u);
+  CheckOptions options;
+  options.known_clusters = std::vector<std::string>{"main", "gpu"};
+  CheckReport r = CheckSlurmConf(conf, options);
+  EXPECT_TRUE(Finds(r, Severity::kWarning, "PriorityParameters", "no cluster 'cloud'")) << Dump(r);
+  EXPECT_FALSE(Finds(r, Severity::kWarning, "PriorityParameters", "no cluster 'gpu'")) << Dump(r);
+  options.known_clusters.reset();
+  options.clusters_not_checked = "--no-slurmdbd";
+  r = CheckSlurmConf(conf, options);
+  EXPECT_EQ(r.warnings(), 0) << Dump(r);
+  bool said = false;
+  for (const CheckInfo& i : r.info) said |= i.text.find("not checked against slurmdbd (--no-slurmdbd)") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
 TEST(CheckConfig, BadWeightValues) {
   CheckReport r = Check("conf_bad_weight.conf");
   EXPECT_TRUE(Finds(r, Severity::kError, "PriorityWeightAge", "12abc")) << Dump(r);

@@ -33,6 +33,7 @@ namespace fairway::client {
 
 uint32_t BuiltSlurmVersion() { return SLURM_VERSION_NUMBER; }
 
+
 namespace {
 
 // errno, not slurm_get_errno (gone in 24.11): libslurm sets errno.
@@ -348,6 +349,27 @@ bool LoadFactors(std::vector<ControllerFactors>* factors, std::string* error) {
     factors->push_back(std::move(c));
   });
   slurm_free_priority_factors_response_msg(resp);
+  return true;
+}
+
+bool LoadDbClusterNames(std::vector<std::string>* names, std::string* why) {
+  InitSlurm();
+  void* db = slurmdb_connection_get(nullptr);
+  if (!db) {
+    *why = SlurmError("cannot connect to slurmdbd");
+    return false;
+  }
+  slurmdb_cluster_cond_t cond;
+  slurmdb_init_cluster_cond(&cond, false);
+  list_t* clusters = slurmdb_clusters_get(db, &cond);
+  if (!clusters) {
+    *why = SlurmError("slurmdbd did not list its clusters");
+    slurmdb_connection_close(&db);
+    return false;
+  }
+  ForEach<slurmdb_cluster_rec_t>(clusters, [&](slurmdb_cluster_rec_t* c) { names->push_back(Str(c->name)); });
+  slurm_list_destroy(clusters);
+  slurmdb_connection_close(&db);
   return true;
 }
 

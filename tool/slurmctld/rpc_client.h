@@ -98,6 +98,10 @@ bool LoadJobs(std::vector<ControllerJob>* jobs, const std::vector<std::string>& 
               std::string* error);
 bool LoadFactors(std::vector<ControllerFactors>* factors, std::string* error);
 
+// The clusters slurmdbd knows (slurmdb_clusters_get, as `sacctmgr show
+// clusters`); false with *why when slurmdbd cannot be reached.
+bool LoadDbClusterNames(std::vector<std::string>* names, std::string* why);
+
 // The Slurm release this tool was built against (SLURM_VERSION_NUMBER of
 // its slurm/slurm_version.h): the only one whose libslurm it runs with, and
 // the release `check-config` reads slurm.conf as unless told otherwise.

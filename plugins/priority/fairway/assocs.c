@@ -9,6 +9,7 @@
 #include "ledger_file.h"
 #include "lock_witness.h"
 #include "locks.h"
+#include "remote_sync.h"
 
 /* The decay thread's snapshot, reused pass after pass (only that thread
  * takes one). */
@@ -182,8 +183,14 @@ void fw_assocs_fairshare(const fw_config_t *config)
 	bool slurm_fair_tree =
 		slurm_conf.priority_flags & PRIORITY_FLAGS_FAIR_TREE;
 	uint32_t cpus = cluster_cpus == NO_VAL ? 0 : cluster_cpus;
-	bool computed = n && fw_fairshare(config, in, n, slurm_fair_tree,
-					  ledger, cpus, results);
+	/* The other clusters' usage (fairshare_clusters), under its mutex. */
+	fw_remote_t *remote =
+		s->remote_cluster_cnt ? fw_remote_acquire() : NULL;
+	bool computed = n && fw_fairshare_with_remote(
+				     config, in, n, slurm_fair_tree, ledger,
+				     cpus, remote, time(NULL), results);
+	if (remote)
+		fw_remote_release();
 	if (ledger)
 		fw_ledger_release();
 	for (size_t i = 0; computed && i < n; i++) {

@@ -13,6 +13,7 @@
 #include "config_store.h"
 #include "decay_pass.h"
 #include "fw_host.h"
+#include "remote_sync.h"
 
 /* mutex guards the three fields below it and is held only for them and the
  * sleep between passes, never across a pass: slurmctld calls
@@ -136,11 +137,14 @@ void fw_decay_thread_start(void)
 		}
 	}
 	pthread_mutex_unlock(&mutex);
+	/* The other clusters' usage lives as long as the decay does. */
+	fw_remote_thread_start();
 }
 
 /* Wakes the thread, waits for its current pass to finish and joins it. */
 void fw_decay_thread_stop(void)
 {
+	fw_remote_thread_stop();
 	pthread_mutex_lock(&mutex);
 	bool was_running = running;
 	shutdown_requested = true;

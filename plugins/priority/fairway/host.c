@@ -66,6 +66,7 @@ void fw_load_config(bool with_slurmdbd, bool log_summary)
 		.priority_parameters = slurm_conf.priority_params,
 		.with_slurmdbd = with_slurmdbd,
 		.prio_debug = fw_prio_enabled(),
+		.cluster_name = slurm_conf.cluster_name,
 	};
 	fw_config_publish(fw_config_create(&in, fw_log_line, log_summary));
 	xfree(weights);
