@@ -27,9 +27,10 @@
 #define FW_MAX_STATE_FILE_BYTES (256u << 20) /* far beyond any ledger */
 
 /* What the plugin remembers per state file, under the state-file lock.
- * The plugin names two files (the clock and the ledger), so a small array
- * searched by name is all a set or map would give; a name beyond its room
- * is simply not remembered (its failures are then said at every write). */
+ * The plugin names four files (the clock, the ledger, the other clusters'
+ * usage and the pass statistics), so a small array searched by name is all
+ * a set or map would give; a name beyond its room is simply not remembered
+ * (its failures are then said at every write). */
 typedef enum {
 	FW_FAILED_NONE,
 	FW_FAILED_NEW,
@@ -43,7 +44,7 @@ typedef struct {
 	fw_failed_step_t failed_step;
 	int failed_errno;
 } fw_file_memory_t;
-static fw_file_memory_t file_memory[4];
+static fw_file_memory_t file_memory[8];
 static bool told_dev_null; /* under the state-file lock */
 
 static const char *state_dir(void)
