@@ -19,12 +19,37 @@ namespace fairway {
 namespace {
 
 struct MetricsOptions {
-  std::string out;     // a file, written whole then renamed into place
-  std::string listen;  // ADDR:PORT to serve /metrics on
+  std::string out;         // a file, written whole then renamed into place
+  std::string listen;      // ADDR:PORT to serve /metrics on
+  std::string pass_stats;  // the pass statistics file; default under StateSaveLocation
 };
 
+// The plugin's pass statistics (pass_stats.h): from --pass-stats, else from
+// the controller's StateSaveLocation. When they cannot be read the reason
+// goes to stderr (an OpenMetrics text has no free comments: the Prometheus
+// parser rejects them), once per distinct reason when serving.
+PassStatsReading ReadPassStatsFor(const MetricsOptions& options,
+                                  const client::ControllerState& state) {
+  static std::string last_said;
+  PassStatsReading reading;
+  const std::string path = !options.pass_stats.empty() ? options.pass_stats
+                           : state.state_save_location.empty()
+                               ? std::string()
+                               : state.state_save_location + "/" + kPassStatsFile;
+  if (path.empty()) {
+    reading.why = "the controller reports no StateSaveLocation (give --pass-stats FILE)";
+  } else {
+    reading.read = ReadPassStats(path, &reading.stats, &reading.why);
+  }
+  if (!reading.read && reading.why != last_said) {
+    std::fprintf(stderr, "fairway metrics: pass statistics omitted: %s\n", reading.why.c_str());
+  }
+  last_said = reading.read ? std::string() : reading.why;
+  return reading;
+}
+
 // One reading of the controller, rendered.
-MetricsBody Produce() {
+MetricsBody Produce(const MetricsOptions& options) {
   client::ControllerState state;
   std::vector<client::ControllerJob> jobs;
   std::string error;
@@ -44,8 +69,9 @@ MetricsBody Produce() {
       for (const AssocFairshare& f : model.fairshare.assocs) efctv.push_back(f.usage_efctv);
     }
   }
+  const PassStatsReading pass = ReadPassStatsFor(options, state);
   return {true, RenderMetrics(state, jobs, client::BuiltSlurmVersion(),
-                              efctv.size() == state.assocs.size() ? &efctv : nullptr)};
+                              efctv.size() == state.assocs.size() ? &efctv : nullptr, &pass)};
 }
 
 int PrintMetrics(const MetricsOptions& options) {
@@ -57,9 +83,9 @@ int PrintMetrics(const MetricsOptions& options) {
       return 2;
     }
     std::fprintf(stderr, "fairway metrics: serving /metrics on port %d\n", BoundPort(fd));
-    return ServeMetrics(fd, Produce, nullptr);
+    return ServeMetrics(fd, [&options]() { return Produce(options); }, nullptr);
   }
-  MetricsBody body = Produce();
+  MetricsBody body = Produce(options);
   if (!body.ok) {
     std::fprintf(stderr, "fairway metrics: %s\n", body.text.c_str());
     return 3;
@@ -99,6 +125,10 @@ void RegisterMetricsCommand(CLI::App& app) {
                   "Serve /metrics over HTTP on ADDR:PORT (:PORT for every address), reading "
                   "the controller at each scrape")
       ->excludes("--output");
+  sub->add_option("--pass-stats", options->pass_stats,
+                  "The plugin's pass statistics file (default: fairway_pass_stats in the "
+                  "controller's StateSaveLocation); when unreadable the fairway_pass_* "
+                  "families are left out and stderr says why");
   sub->callback([options]() {
     int rc = PrintMetrics(*options);
     if (rc) throw CLI::RuntimeError(rc);

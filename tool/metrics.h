@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "pass_stats.h"
 #include "slurmctld/rpc_client.h"
 
 namespace CLI {
@@ -35,10 +36,19 @@ namespace fairway {
 // efctv, when given, holds each association's effective usage (in
 // state.assocs' order) as the core recomputes it from the controller's
 // usage and shares, and that FairShare is computed from it. A value the
-// controller holds as NO_VAL (not computed) has no sample. Pure: no RPC.
+// controller holds as NO_VAL (not computed) has no sample. pass, when
+// given, adds fairway_pass_stats_available (1 when pass->read) and, when
+// read, the fairway_pass_* families of the plugin's last decay pass
+// (pass_stats.h). Pure: no RPC, no file.
+struct PassStatsReading {
+  bool read = false;
+  PassStats stats;  // when read
+  std::string why;  // when not: the file and the reason (the caller says it)
+};
 std::string RenderMetrics(const client::ControllerState& state,
                           const std::vector<client::ControllerJob>& jobs, uint32_t slurm_version,
-                          const std::vector<long double>* efctv = nullptr);
+                          const std::vector<long double>* efctv = nullptr,
+                          const PassStatsReading* pass = nullptr);
 
 // Whether sshare's FairShare is the stored fs_factor (users only) for
 // this controller: from 25.11 in every mode, before in Fair Tree's; else

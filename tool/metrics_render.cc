@@ -71,6 +71,10 @@ class Exposition {
            double value) {
     Of(name, help).samples.push_back("{" + labels + "} " + Number(value));
   }
+  // A sample without labels.
+  void Add(const std::string& name, const std::string& help, double value) {
+    Of(name, help).samples.push_back(" " + Number(value));
+  }
   std::string Text() const {
     std::string out;
     for (const Family& f : families_) {
@@ -100,6 +104,53 @@ struct Queue {
 constexpr uint32_t kJobStateBase = 0xff;  // slurm.h JOB_STATE_BASE
 constexpr uint32_t kJobRunning = 1;       // slurm.h JOB_RUNNING
 
+// The plugin's last decay pass (pass_stats.h): times in seconds, counts.
+void AddPassStats(const PassStatsReading& pass, Exposition* out) {
+  out->Add("fairway_pass_stats_available",
+           "1 when the plugin's pass statistics (StateSaveLocation/fairway_pass_stats) were "
+           "read, 0 when not (fairway metrics says why on stderr)",
+           pass.read ? 1 : 0);
+  if (!pass.read) return;
+  const PassStats& s = pass.stats;
+  out->Add("fairway_pass_last_timestamp_seconds",
+           "When the last decay pass of priority/fairway ended (Unix time)",
+           static_cast<double>(s.pass_end));
+  out->Add("fairway_pass_duration_seconds", "Wall time of the last decay pass",
+           s.duration_ms / 1e3);
+  if (s.cpu_ms >= 0) {
+    out->Add("fairway_pass_cpu_seconds", "CPU time of the last decay pass (its thread)",
+             s.cpu_ms / 1e3);
+  }
+  out->Add("fairway_pass_jobs_computed",
+           "Jobs whose priority the last pass computed (pending, not held)",
+           static_cast<double>(s.jobs_computed));
+  out->Add("fairway_pass_jobs_stored",
+           "Jobs of them whose priority or factors changed and were stored",
+           static_cast<double>(s.jobs_stored));
+  out->Add("fairway_pass_jobs_recomputed",
+           "Jobs that changed between the pass's computation and its store, recomputed",
+           static_cast<double>(s.jobs_recomputed));
+  if (s.jobs_charged >= 0) {
+    out->Add("fairway_pass_jobs_charged", "Running jobs whose usage the last pass charged",
+             static_cast<double>(s.jobs_charged));
+  }
+  if (s.job_write_lock_held_ms >= 0) {
+    out->Add("fairway_pass_job_write_lock_held_seconds",
+             "Time the last pass held slurmctld's job write lock, all holds together",
+             s.job_write_lock_held_ms / 1e3);
+  }
+  if (s.job_write_lock_longest_ms >= 0) {
+    out->Add("fairway_pass_job_write_lock_longest_hold_seconds",
+             "Longest single hold of the job write lock in the last pass",
+             s.job_write_lock_longest_ms / 1e3);
+  }
+  if (s.job_write_lock_holds >= 0) {
+    out->Add("fairway_pass_job_write_lock_holds",
+             "How many times the last pass took the job write lock",
+             static_cast<double>(s.job_write_lock_holds));
+  }
+}
+
 }  // namespace
 
 bool FairShareIsStored(const client::ControllerState& state, uint32_t slurm_version) {
@@ -108,7 +159,8 @@ bool FairShareIsStored(const client::ControllerState& state, uint32_t slurm_vers
 
 std::string RenderMetrics(const client::ControllerState& state,
                           const std::vector<client::ControllerJob>& jobs, uint32_t slurm_version,
-                          const std::vector<long double>* efctv) {
+                          const std::vector<long double>* efctv,
+                          const PassStatsReading* pass) {
   const size_t n_tres = state.tres_names.size();
   std::map<uint32_t, Queue> queues;
   for (const client::ControllerJob& job : jobs) {
@@ -204,6 +256,7 @@ std::string RenderMetrics(const client::ControllerState& state,
               queue.first_priority);
     }
   }
+  if (pass) AddPassStats(*pass, &out);
   return out.Text();
 }
 

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -124,11 +125,6 @@ int RunWhatIfCommand(WhatIfOptions options) {
     std::fprintf(stderr, "fairway whatif: association tree: %s\n", error.c_str());
     return 3;
   }
-  if (before.partial) {
-    std::fprintf(stderr, "fairway whatif: PrivateData=usage hides part of the tree from you; "
-                         "whatif needs all of it (run it as an operator)\n");
-    return 3;
-  }
   const WhatIfResult r =
       RunWhatIf(before, after, jobs, factors, std::time(nullptr), options.changes.age_shift_s);
   if (options.json) {
@@ -137,6 +133,8 @@ int RunWhatIfCommand(WhatIfOptions options) {
     out["baseline_mismatches"] = r.baseline_mismatches;
     out["spearman"] = r.spearman;
     out["moved"] = r.moved;
+    out["partial"] = before.partial;
+    out["private_jobs"] = before.state.private_jobs;
     out["jobs"] = nlohmann::json::array();
     for (const WhatIfJob& j : r.jobs) {
       out["jobs"].push_back({{"job_id", j.job_id}, {"account", j.account}, {"user", j.user},
@@ -147,8 +145,10 @@ int RunWhatIfCommand(WhatIfOptions options) {
       nlohmann::json& rows = out[list == &r.users ? "users" : "accounts"];
       rows = nlohmann::json::array();
       for (const WhatIfAssoc& a : *list) {
-        rows.push_back({{"account", a.account}, {"user", a.user}, {"fairshare", a.fs_before},
-                        {"fairshare_after", a.fs_after}, {"first_rank", a.first_before},
+        // A factor hidden from a partial view is null.
+        auto factor = [](double f) { return std::isnan(f) ? nlohmann::json() : nlohmann::json(f); };
+        rows.push_back({{"account", a.account}, {"user", a.user}, {"fairshare", factor(a.fs_before)},
+                        {"fairshare_after", factor(a.fs_after)}, {"first_rank", a.first_before},
                         {"first_rank_after", a.first_after}});
       }
     }
@@ -160,6 +160,16 @@ int RunWhatIfCommand(WhatIfOptions options) {
                 "the what-if would be wrong too:\n");
     for (const std::string& m : r.baseline_mismatches) std::printf("  %s\n", m.c_str());
     return 1;
+  }
+  if (before.partial) {
+    // explain's words for the partial view (explain_visible.h).
+    std::printf("Partial view (PrivateData=usage: slurmctld sends you only your own associations "
+                "and those of the accounts you coordinate): factors the visible rows do not give "
+                "are the controller's (sprio's), and only the visible associations are listed.\n");
+  }
+  if (before.state.private_jobs) {
+    std::printf("PrivateData=jobs: the ranks are among the pending jobs slurmctld lists to you "
+                "(your own and those of the accounts you coordinate, or all for an operator).\n");
   }
   std::printf("Baseline: %zu pending jobs, every priority equal to the controller's.\n",
               r.jobs.size());
@@ -182,9 +192,16 @@ int RunWhatIfCommand(WhatIfOptions options) {
   }
   std::printf("\nUsers: fairshare factor and first pending job's rank\n  %-12s %-12s %9s %9s %6s %6s\n",
               "account", "user", "factor", "after", "first", "after");
+  auto factor = [](double f) {
+    char text[32];
+    if (std::isnan(f)) return std::string("hidden");
+    std::snprintf(text, sizeof text, "%.6f", f);
+    return std::string(text);
+  };
   for (const WhatIfAssoc& a : r.users) {
-    std::printf("  %-12s %-12s %9.6f %9.6f %6s %6s\n", a.account.c_str(), a.user.c_str(),
-                a.fs_before, a.fs_after, Rank(a.first_before).c_str(), Rank(a.first_after).c_str());
+    std::printf("  %-12s %-12s %9s %9s %6s %6s\n", a.account.c_str(), a.user.c_str(),
+                factor(a.fs_before).c_str(), factor(a.fs_after).c_str(),
+                Rank(a.first_before).c_str(), Rank(a.first_after).c_str());
   }
   std::printf("\nAccounts: first pending job's rank in the subtree\n  %-12s %6s %6s\n", "account",
               "first", "after");

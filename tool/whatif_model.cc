@@ -158,12 +158,81 @@ uint32_t BestPriority(const std::vector<JobExplanation>& rows) {
   return best;
 }
 
+constexpr const char* kPrivateWhy =
+    "PrivateData=usage: slurmctld sends you only your own associations and those of the accounts "
+    "you coordinate";
+
+// A partial view (PrivateData=usage, explain_visible.h): the changes whose
+// effect depends on rows the view lacks, refused with why. A job's
+// factors come from the visible rows where explain recomputes them, else
+// from sprio's weighted value divided by the controller's weight; so a
+// change is refused when it moves a factor that is sprio's (the fairshare
+// mode, its parameters, the dampening factor, NO_NORMAL_ASSOC) or when it
+// gives weight to a factor sprio shows only weighted by 0.
+bool RefusedInPartialView(const client::ControllerState& state,
+                          const client::ControllerState& changed, const WhatIfChanges& changes,
+                          std::string* error) {
+  for (const auto* list : {&changes.shares, &changes.usage}) {
+    const char* option = list == &changes.shares ? "--shares" : "--usage";
+    for (const std::string& change : *list) {
+      size_t i;
+      std::string value;
+      if (!FindTarget(state, option, change, &i, &value, error)) {
+        *error += " you can see (" + std::string(kPrivateWhy) + ")";
+        return false;
+      }
+      *error = std::string(option) + " " + change +
+               ": a change of shares or usage moves the fairshare of the whole tree through "
+               "rows hidden from you (the siblings' shares, the parent's and the root's usage; " +
+               kPrivateWhy + "); only an operator can what-if it";
+      return false;
+    }
+  }
+  const Params &was = state.params, &now = changed.params;
+  const char* refused = nullptr;
+  if (now.Mode() != was.Mode() || now.mode_override.has_value() != was.mode_override.has_value()) {
+    refused = "PriorityFlags/PriorityParameters: a change of the fairshare mode";
+  } else {
+    for (const std::string& line : changes.settings) {
+      if (ToLower(Trim(line.substr(0, line.find('=')))) == "priorityparameters") {
+        refused = "PriorityParameters: the fairshare mode's parameters";
+      }
+    }
+  }
+  if (!refused && now.damp_factor != was.damp_factor) {
+    refused = "FairShareDampeningFactor: every association's fairshare factor";
+  }
+  if (!refused && ((now.flags ^ was.flags) & kFlagNoNormalAssoc)) {
+    refused = "PriorityFlags NO_NORMAL_ASSOC: the association factor, normalised by the largest "
+              "Priority of all associations";
+  }
+  if (!refused && was.weight_fairshare == 0 && now.weight_fairshare != 0) {
+    refused = "PriorityWeightFairshare from 0: the fairshare factors sprio shows weighted by 0";
+  }
+  if (!refused && was.weight_assoc == 0 && now.weight_assoc != 0) {
+    refused = "PriorityWeightAssoc from 0: the association factors sprio shows weighted by 0";
+  }
+  if (refused) {
+    *error = std::string("--set ") + refused + " needs rows hidden from you (" + kPrivateWhy +
+             "); only an operator can what-if it";
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
+
+bool WhatIfViewIsPartial(const client::ControllerState& state) {
+  return state.private_usage && ViewIsPartial(state);
+}
 
 bool ApplyWhatIf(const client::ControllerState& state, const WhatIfChanges& changes,
                  uint32_t slurm_version, client::ControllerState* changed, std::string* error) {
   *changed = state;
   if (!ApplySettings(changes.settings, slurm_version, changed, error)) return false;
+  if (WhatIfViewIsPartial(state) && !RefusedInPartialView(state, *changed, changes, error)) {
+    return false;
+  }
   for (const std::string& change : changes.shares) {
     size_t i;
     std::string value;
@@ -269,6 +338,38 @@ WhatIfResult RunWhatIf(const ExplainModel& before, const ExplainModel& after,
   }
   result.spearman = Pearson(AverageRanks(x), AverageRanks(y));
 
+  if (before.partial) {
+    // The associations the view holds, with the factor explain shows for
+    // each (recomputed from the visible row, or the controller's; hidden:
+    // NaN); an account's first job is that of the visible rows below it.
+    const client::ControllerState& st = before.state;
+    for (size_t i = 0; i < st.assocs.size(); ++i) {
+      const AssocNode& n = st.assocs[i].node;
+      if (n.parent_id == 0) continue;
+      WhatIfAssoc a;
+      a.account = n.acct;
+      a.user = n.user;
+      const VisibleFairshare v = ExplainVisibleFairshare(st, static_cast<int32_t>(i));
+      const int32_t k = FindVisibleAssoc(after.state, n.id);
+      const VisibleFairshare w =
+          k >= 0 ? ExplainVisibleFairshare(after.state, k) : VisibleFairshare{};
+      a.fs_before = v.factor_known ? v.factor : std::nan("");
+      a.fs_after = w.factor_known ? w.factor : std::nan("");
+      for (const WhatIfJob& j : result.jobs) {
+        bool mine = false;
+        int32_t k2 = FindVisibleAssoc(st, j.assoc_id);
+        for (size_t steps = 0; k2 >= 0 && !mine && steps <= st.assocs.size(); ++steps) {
+          mine = k2 == static_cast<int32_t>(i);
+          k2 = FindVisibleAssoc(st, st.assocs[k2].node.parent_id);
+        }
+        if (!mine) continue;
+        if (!a.first_before || j.rank_before < a.first_before) a.first_before = j.rank_before;
+        if (!a.first_after || j.rank_after < a.first_after) a.first_after = j.rank_after;
+      }
+      (n.is_user() ? result.users : result.accounts).push_back(a);
+    }
+    return result;
+  }
   // Users and accounts: fairshare factor and first pending job, both ways.
   for (size_t i = 0; i < before.tree.size(); ++i) {
     const AssocNode& n = before.tree.node(static_cast<int32_t>(i));

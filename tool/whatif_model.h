@@ -28,10 +28,23 @@ struct WhatIfChanges {
   int64_t age_shift_s = 0;  // --age +2h
 };
 
+// Whether the controller sent a partial view of the tree (PrivateData=usage
+// and a requester who is neither operator nor coordinator of it all):
+// BuildExplainModel then sets ExplainModel::partial.
+bool WhatIfViewIsPartial(const client::ControllerState& state);
+
 // Applies changes to a copy of the controller's state. False with *error
 // naming the change and why (an unknown association, a setting whatif does
 // not take, a bad value). slurm_version: the release whose slurm.conf
-// reader reads the settings.
+// reader reads the settings. In a partial view (WhatIfViewIsPartial) the
+// rules are explain's (explain_visible.h): only what the visible rows and
+// sprio's factors determine may change. Refused, naming what is hidden:
+// --shares and --usage (of a hidden association: "no association ... you
+// can see"; of a visible one: fairshare moves through hidden rows); a
+// change of the fairshare mode, of PriorityParameters, of
+// FairShareDampeningFactor, of NO_NORMAL_ASSOC; PriorityWeightFairshare or
+// PriorityWeightAssoc raised from 0. Weights, other flags, PriorityMaxAge,
+// PriorityFavorSmall and --age are taken.
 bool ApplyWhatIf(const client::ControllerState& state, const WhatIfChanges& changes,
                  uint32_t slurm_version, client::ControllerState* changed, std::string* error);
 
@@ -47,7 +60,8 @@ struct WhatIfJob {
 
 struct WhatIfAssoc {
   std::string account, user;  // user empty: an account
-  double fs_before = 0, fs_after = 0;  // the job fairshare factor
+  // The job fairshare factor; in a partial view NaN where hidden.
+  double fs_before = 0, fs_after = 0;
   // The rank of its first pending job (an account's: of its subtree's); 0: none.
   size_t first_before = 0, first_after = 0;
 };
@@ -62,6 +76,11 @@ struct WhatIfResult {
 };
 
 // Both rankings of the pending jobs (held ones, priority 0, aside) at now.
+// In a partial view (before.partial) the jobs are those the controller
+// listed to the requester (all under PrivateData=usage alone; their own
+// under PrivateData=jobs), each recomputed as explain does (hidden factors
+// are sprio's); users and accounts are the visible associations only, with
+// the factor explain shows for each.
 WhatIfResult RunWhatIf(const ExplainModel& before, const ExplainModel& after,
                        const std::vector<client::ControllerJob>& jobs,
                        const std::vector<client::ControllerFactors>& factors, int64_t now,

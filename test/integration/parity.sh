@@ -237,7 +237,9 @@ explain_all() {
 # check_metrics MODE PLUGIN: `fairway metrics` parses as OpenMetrics (the
 # Prometheus client library's parser) and equals sshare -a -l -P, taken
 # just before, in every column of every association, and squeue's pending
-# jobs per association (metrics_check.py; doc/metrics.md).
+# jobs per association; under fairway the last pass's statistics are there,
+# recent and agree with the queue, and their file is world-readable
+# (metrics_check.py; doc/metrics.md).
 check_metrics() {
   local mode=$1 plugin=$2 base="$out/$mode.$plugin"
   [ -n "${FW_SLURM:-}" ] && [ -z "${FW_TOOL:-}" ] && return # said by explain_all
@@ -248,11 +250,21 @@ check_metrics() {
     return
   fi
   if /usr/bin/python3 "$(dirname "$0")/metrics_check.py" "$base.metrics" \
-      "$base.metrics-sshare" "$base.metrics-squeue" > "$base.metrics.check" 2>&1; then
+      "$base.metrics-sshare" "$base.metrics-squeue" "$plugin" "$(date +%s)" > "$base.metrics.check" 2>&1; then
     pass "$mode: fairway metrics parses and equals sshare and squeue for every association under $plugin ($(tail -1 "$base.metrics.check"))"
+    grep '^pass statistics:' "$base.metrics.check"
   else
-    fail "$mode: fairway metrics differs from sshare or squeue under $plugin"
+    fail "$mode: fairway metrics differs from sshare or squeue, or its pass statistics from the queue, under $plugin"
     head -20 "$base.metrics.check"
+  fi
+  if [ "$plugin" = fairway ]; then
+    local mode_bits
+    mode_bits=$(stat -c %a "$dir/c/state/fairway_pass_stats" 2>/dev/null)
+    if [ "$mode_bits" = 644 ]; then
+      pass "$mode: the pass statistics file is written with mode 0644"
+    else
+      fail "$mode: the pass statistics file has mode '${mode_bits:-missing}', expected 644"
+    fi
   fi
 }
 

@@ -16,8 +16,9 @@
 # priority), the hidden part named in one line; `explain assoc` of their
 # own association and `explain compare` of two own jobs work; a coordinator
 # gets the partial view with their account's rows; the operator still gets
-# the whole tree. Last, in classic mode (NO_FAIR_TREE), the user's F itself
-# is recomputed from their own row and equals sprio's.
+# the whole tree. `fairway whatif` follows the same rules (plain_whatif).
+# Last, in classic mode (NO_FAIR_TREE), the user's F itself is recomputed
+# from their own row and equals sprio's.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -62,6 +63,66 @@ print(r["recomputed_priority"], *["%.0f" % w[k] for k in ("age","assoc","fairsha
       && pass "$tag: fwuser1's job $id: priority and factors (PRIORITY AGE ASSOC FAIRSHARE JOBSIZE PARTITION QOS) equal its sprio: $mine" \
       || fail "$tag: fwuser1's job $id: explain '$mine', sprio '$theirs'"
   done
+}
+
+# plain_whatif TAG: `fairway whatif` as fwuser1 under PrivateData=jobs,usage
+# (issue 48: explain's visibility rules). The baseline equals the
+# controller for the jobs it lists (fwuser1's two), the view is partial and
+# holds fwuser1's association only; PriorityWeightQOS=0 lowers each job by
+# its own sprio QOS column (within sprio's rounding); shares of its own
+# association (fairshare through hidden rows) and of another user's (not
+# visible) are refused with exit 2; the output names no other user or
+# account; the operator's whatif still has the whole tree.
+plain_whatif() {
+  local tag=$1 out=$dir/out/whatif.$1 rc id
+  as fwuser1 "$FAIRWAY" whatif --json --set PriorityWeightQOS=0 > "$out.json" 2> "$out.err"; rc=$?
+  local got
+  got=$(python3 -c 'import json,sys
+r = json.load(open(sys.argv[1]))
+assert r["partial"] and r["private_jobs"] and r["baseline_matches"], r
+users = sorted((u["account"], u["user"]) for u in r["users"])
+assert users == [("b", "fwuser1")] and r["accounts"] == [], (users, r["accounts"])
+assert r["users"][0]["fairshare"] is not None, r["users"]
+print(" ".join("%d:%d:%d" % (j["job_id"], j["priority"], j["priority_after"]) for j in sorted(r["jobs"], key=lambda j: j["job_id"])))'     "$out.json" 2>&1)
+  local want="${job[fwuser1]} ${job[fwuser1b]}" ids_got
+  ids_got=$(printf '%s\n' $got | cut -d: -f1 | sort -n | tr '\n' ' ')
+  if [ $rc = 0 ] && [ "$ids_got" = "$(printf '%s\n' $want | sort -n | tr '\n' ' ')" ]; then
+    pass "$tag: fwuser1's whatif: partial view, its own association only, baseline equal to the controller for its own jobs ($got)"
+  else
+    fail "$tag: fwuser1's whatif (rc=$rc): $got"; head -5 "$out.err"
+  fi
+  local entry prio after qos ok=1
+  for entry in $got; do
+    IFS=: read -r id prio after <<< "$entry"
+    qos=$(as fwuser1 sprio -h -j "$id" -o '%Q' | tr -d ' ')
+    if [ -z "$qos" ] || [ $(( (prio - qos) - after )) -gt 1 ] || [ $(( after - (prio - qos) )) -gt 1 ]; then
+      ok=0; fail "$tag: fwuser1's whatif PriorityWeightQOS=0: job $id $prio -> $after, sprio's QOS column '$qos'"
+    fi
+  done
+  [ $ok = 1 ] && [ -n "$got" ] && pass "$tag: fwuser1's whatif PriorityWeightQOS=0 lowers each of its jobs by its sprio QOS column ($got)"
+  as fwuser1 "$FAIRWAY" whatif --shares b,fwuser1=5 > "$out.own-shares" 2>&1; rc=$?
+  [ $rc = 2 ] && grep -q "rows hidden from you" "$out.own-shares" \
+    && pass "$tag: fwuser1's whatif --shares of its own association refused (fairshare moves through hidden rows): $(cut -c1-110 "$out.own-shares")" \
+    || { fail "$tag: fwuser1's whatif --shares b,fwuser1=5 (rc=$rc)"; cat "$out.own-shares"; }
+  as fwuser1 "$FAIRWAY" whatif --shares c,fwuser2=5 > "$out.other-shares" 2>&1; rc=$?
+  [ $rc = 2 ] && grep -q "no association c,fwuser2 you can see" "$out.other-shares" \
+    && pass "$tag: fwuser1's whatif --shares of fwuser2's association refused as not visible" \
+    || { fail "$tag: fwuser1's whatif --shares c,fwuser2=5 (rc=$rc)"; cat "$out.other-shares"; }
+  as fwuser1 "$FAIRWAY" whatif --set PriorityWeightAge=5000 > "$out.text" 2>&1; rc=$?
+  if [ $rc = 0 ] && grep -q "^Partial view" "$out.text" && ! grep -qE "fwuser[2-5]|^  [cdef] " "$out.text" \
+     && ! grep -qE "fwuser[2-5]" "$out.json"; then
+    pass "$tag: fwuser1's whatif output names no other user or account"
+  else
+    fail "$tag: fwuser1's whatif output (rc=$rc) names others or lacks the partial view"; cat "$out.text"
+  fi
+  as fwuser5 "$FAIRWAY" whatif --json > "$out.operator" 2>&1; rc=$?
+  if [ $rc = 0 ] && python3 -c 'import json,sys
+r = json.load(open(sys.argv[1])); assert not r["partial"] and r["baseline_matches"] and len(r["jobs"]) == int(sys.argv[2]), r' \
+      "$out.operator" "$(wc -w <<< "$all_jobs")" 2>/dev/null; then
+    pass "$tag: the operator's whatif has the whole tree and every job, baseline equal to the controller"
+  else
+    fail "$tag: the operator's whatif (rc=$rc)"; head -5 "$out.operator"
+  fi
 }
 
 cat > "$dir/extra.conf" <<CONF
@@ -186,6 +247,7 @@ for setting in none jobs,usage; do
       && grep -q "^RESULT: the visible factors reproduce the controller's priority" "$out" \
       && pass "PrivateData=$setting: the coordinator of c explains fwuser3's job from c's rows: $(grep '^RESULT' "$out")" \
       || { fail "PrivateData=$setting: coordinator fwuser2 explaining fwuser3's job (rc=$rc)"; cat "$out"; }
+    plain_whatif "PrivateData=$setting"
     # The operator keeps the whole tree (the root's row in the path).
     if grep -qE '^  root ' "$dir/out/$setting.explain.fwuser5.own" && ! grep -q "partial view" "$dir/out/$setting.explain.fwuser5.own"; then
       pass "PrivateData=$setting: the operator's explanation of fwuser1's job has the whole tree"
@@ -241,4 +303,5 @@ as fwuser1 "$FAIRWAY" explain job "${job[fwuser1]}" > "$own" 2>&1; rc=$?
 [ $rc = 0 ] && grep -q "F from UE, S" "$own" && grep -q "^RESULT: the visible factors reproduce the controller's priority" "$own" \
   && pass "PrivateData=jobs,usage, classic: fwuser1's F recomputed from its UE and S: $(grep '^  fairshare' "$own" | tr -s ' ')" \
   || { fail "PrivateData=jobs,usage, classic: fwuser1's own job (rc=$rc)"; cat "$own"; }
+plain_whatif "PrivateData=jobs,usage, classic"
 summary

@@ -106,6 +106,13 @@ Parsed Parse(const std::string& text) {
       continue;
     }
     size_t brace = line.find('{');
+    if (brace == std::string::npos && line.find(' ') != std::string::npos) {
+      // A sample without labels (the pass statistics): "name value".
+      const std::string name = line.substr(0, line.find(' '));
+      EXPECT_EQ(p.types.count(name), 1u) << "undeclared family: " << line;
+      p.samples[name] = line.substr(line.find(' ') + 1);
+      continue;
+    }
     size_t close = line.rfind("} ");
     EXPECT_NE(brace, std::string::npos) << line;
     EXPECT_NE(close, std::string::npos) << line;
@@ -208,7 +215,17 @@ TEST(MetricsTest, PrometheusClientParsesIt) {
   }
   std::vector<client::ControllerJob> jobs = {Job(10, 3, true, 0, 500, {2, 1000, 1}),
                                              Job(13, 5, false, 1, 700, {2, 1000, 1}, {2, 1000, 1})};
-  const std::string text = RenderMetrics(State(kFlagFairTree), jobs, k2205);
+  PassStatsReading pass;
+  pass.read = true;
+  pass.stats.pass_end = 1764230000;
+  pass.stats.duration_ms = 12.5;
+  pass.stats.cpu_ms = 3.25;
+  pass.stats.jobs_charged = 1;
+  pass.stats.job_records = 2;
+  pass.stats.job_write_lock_holds = 1;
+  pass.stats.job_write_lock_held_ms = 0.5;
+  pass.stats.job_write_lock_longest_ms = 0.5;
+  const std::string text = RenderMetrics(State(kFlagFairTree), jobs, k2205, nullptr, &pass);
   size_t lines = 0;
   for (char c : text) lines += c == '\n';
   Parsed p = Parse(text);
@@ -226,6 +243,40 @@ TEST(MetricsTest, PrometheusClientParsesIt) {
   std::remove(path.c_str());
   EXPECT_GT(p.samples.size(), 20u);
   EXPECT_EQ(lines, p.samples.size() + 2 * p.types.size() + 1);
+}
+
+// The plugin's last pass: every family when read, only the availability
+// gauge (0) when not; without a reading, none at all.
+TEST(MetricsTest, PassStatistics) {
+  PassStatsReading pass;
+  pass.read = true;
+  pass.stats.pass_end = 1764230000;
+  pass.stats.duration_ms = 1500;
+  pass.stats.jobs_computed = 40;
+  pass.stats.jobs_stored = 7;
+  pass.stats.jobs_recomputed = 2;
+  pass.stats.job_write_lock_held_ms = 2.5;
+  Parsed p = Parse(RenderMetrics(State(kFlagFairTree), {}, k2205, nullptr, &pass));
+  EXPECT_EQ(p.samples["fairway_pass_stats_available"], "1");
+  EXPECT_EQ(p.samples["fairway_pass_last_timestamp_seconds"], "1764230000");
+  EXPECT_EQ(p.samples["fairway_pass_duration_seconds"], "1.5");
+  EXPECT_EQ(p.samples["fairway_pass_jobs_computed"], "40");
+  EXPECT_EQ(p.samples["fairway_pass_jobs_stored"], "7");
+  EXPECT_EQ(p.samples["fairway_pass_jobs_recomputed"], "2");
+  EXPECT_EQ(p.samples["fairway_pass_job_write_lock_held_seconds"], "0.0025000000000000001");
+  // Optional values the file did not have: no sample.
+  EXPECT_EQ(p.samples.count("fairway_pass_cpu_seconds"), 0u);
+  EXPECT_EQ(p.samples.count("fairway_pass_jobs_charged"), 0u);
+
+  PassStatsReading missing;
+  missing.why = "/x/fairway_pass_stats: no such file";
+  Parsed q = Parse(RenderMetrics(State(kFlagFairTree), {}, k2205, nullptr, &missing));
+  EXPECT_EQ(q.samples["fairway_pass_stats_available"], "0");
+  EXPECT_EQ(q.samples.count("fairway_pass_duration_seconds"), 0u);
+  EXPECT_EQ(q.types.count("fairway_pass_duration_seconds"), 0u);
+
+  Parsed none = Parse(RenderMetrics(State(kFlagFairTree), {}, k2205));
+  EXPECT_EQ(none.types.count("fairway_pass_stats_available"), 0u);
 }
 
 // One HTTP/1.0 exchange with the server on 127.0.0.1:port.

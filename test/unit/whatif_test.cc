@@ -206,5 +206,177 @@ TEST(WhatIfTest, BadChangesAreRefusedWithTheirReason) {
   EXPECT_EQ(changed.params.weight_tres[0], 100.0);
 }
 
+// ---- PrivateData=usage: a plain user's partial view (explain_visible.h) ----
+
+// What the controller publishes on every association (the core's values on
+// the whole tree, as the plugin writes them back), and sprio's weighted
+// factors for every job.
+struct Published {
+  client::ControllerState state;
+  std::vector<client::ControllerJob> jobs;
+  std::vector<client::ControllerFactors> sprio;
+};
+
+Published Publish(bool classic) {
+  Fixture f = Make();
+  if (classic) {
+    f.state.params.flags = 0;  // NO_FAIR_TREE
+    ExplainModel m;
+    std::string error;
+    EXPECT_TRUE(BuildExplainModel(f.state, &m, &error)) << error;
+    for (auto& job : f.jobs) job.priority = ExplainJob(m, job, {}, kNow).front().result.priority;
+  }
+  Published p;
+  p.jobs = f.jobs;
+  ExplainModel m;
+  std::string error;
+  EXPECT_TRUE(BuildExplainModel(f.state, &m, &error)) << error;
+  for (size_t i = 0; i < f.state.assocs.size(); ++i) {
+    client::ControllerAssoc& a = f.state.assocs[i];
+    a.level_shares = m.tree.links(static_cast<int32_t>(i)).level_shares;
+    a.shares_norm = m.tree.links(static_cast<int32_t>(i)).shares_norm;
+    a.usage_norm = m.fairshare.assocs[i].usage_norm;
+    a.usage_efctv = m.fairshare.assocs[i].usage_efctv;
+    a.level_fs = m.fairshare.assocs[i].level_fs;
+    a.fs_factor = m.fairshare.assocs[i].fs_factor;
+  }
+  for (const client::ControllerJob& job : f.jobs) {
+    const JobExplanation row = ExplainJob(m, job, {}, kNow).front();
+    client::ControllerFactors c;
+    c.job_id = job.job_id;
+    c.partition = row.partition;
+    c.age = row.result.weighted.age;
+    c.assoc = row.result.weighted.assoc;
+    c.fairshare = row.result.weighted.fairshare;
+    c.job_size = row.result.weighted.job_size;
+    c.partition_factor = row.result.weighted.partition;
+    c.qos = row.result.weighted.qos;
+    c.site = row.result.weighted.site;
+    c.nice = row.result.weighted.nice;
+    p.sprio.push_back(c);
+  }
+  p.state = f.state;
+  return p;
+}
+
+// What slurmctld sends a plain user under PrivateData=usage: their own
+// user associations only.
+client::ControllerState ViewOf(const client::ControllerState& full, const std::string& user) {
+  client::ControllerState st = full;
+  st.private_usage = true;
+  st.assocs.clear();
+  for (const client::ControllerAssoc& a : full.assocs) {
+    if (a.node.user == user) st.assocs.push_back(a);
+  }
+  return st;
+}
+
+WhatIfResult RerankView(const client::ControllerState& state,
+                        const std::vector<client::ControllerJob>& jobs,
+                        const std::vector<client::ControllerFactors>& sprio,
+                        const WhatIfChanges& changes) {
+  client::ControllerState changed;
+  std::string why;
+  EXPECT_TRUE(ApplyWhatIf(state, changes, k2205, &changed, &why)) << why;
+  ExplainModel before, after;
+  EXPECT_TRUE(BuildExplainModel(state, &before, &why)) << why;
+  EXPECT_TRUE(BuildExplainModel(changed, &after, &why)) << why;
+  return RunWhatIf(before, after, jobs, sprio, kNow, changes.age_shift_s);
+}
+
+// A weight or age change seen by user3 (its own association only, every
+// job listed: PrivateData=usage alone) ranks every job as the whole tree
+// does; the users table has user3's row only, with the whole tree's factor.
+TEST(WhatIfTest, APlainUsersPartialViewRanksAsTheWholeTree) {
+  for (bool classic : {false, true}) {
+    SCOPED_TRACE(classic ? "classic" : "Fair Tree");
+    Published p = Publish(classic);
+    client::ControllerState view = ViewOf(p.state, "user3");
+    ASSERT_TRUE(WhatIfViewIsPartial(view));
+    ASSERT_FALSE(WhatIfViewIsPartial(p.state));
+    WhatIfChanges c;
+    c.settings = {"PriorityWeightFairshare=2000", "PriorityWeightAge=8000"};
+    c.age_shift_s = 3600;
+    WhatIfResult whole = RerankView(p.state, p.jobs, p.sprio, c);
+    WhatIfResult part = RerankView(view, p.jobs, p.sprio, c);
+    EXPECT_TRUE(part.baseline_matches) << part.baseline_mismatches.front();
+    ASSERT_EQ(part.jobs.size(), whole.jobs.size());
+    EXPECT_GT(whole.moved, 0u);
+    for (size_t i = 0; i < part.jobs.size(); ++i) {
+      EXPECT_EQ(part.jobs[i].job_id, whole.jobs[i].job_id);
+      EXPECT_EQ(part.jobs[i].after, whole.jobs[i].after) << part.jobs[i].user;
+      EXPECT_EQ(part.jobs[i].rank_after, whole.jobs[i].rank_after);
+    }
+    EXPECT_EQ(part.moved, whole.moved);
+    EXPECT_DOUBLE_EQ(part.spearman, whole.spearman);
+    ASSERT_EQ(part.users.size(), 1u);
+    EXPECT_TRUE(part.accounts.empty());
+    EXPECT_EQ(part.users[0].user, "user3");
+    for (const WhatIfAssoc& a : whole.users) {
+      if (a.user != "user3") continue;
+      EXPECT_NEAR(part.users[0].fs_before, a.fs_before, 1e-12);
+      EXPECT_NEAR(part.users[0].fs_after, a.fs_after, 1e-12);
+      EXPECT_EQ(part.users[0].first_before, a.first_before);
+      EXPECT_EQ(part.users[0].first_after, a.first_after);
+    }
+  }
+}
+
+// PrivateData=jobs too: the controller lists user3's own job only; it is
+// ranked among the jobs listed.
+TEST(WhatIfTest, UnderPrivateJobsOnlyTheListedJobsAreRanked) {
+  Published p = Publish(false);
+  client::ControllerState view = ViewOf(p.state, "user3");
+  view.private_jobs = true;
+  std::vector<client::ControllerJob> own;
+  for (const client::ControllerJob& j : p.jobs) {
+    if (j.user == "user3") own.push_back(j);
+  }
+  WhatIfChanges c;
+  c.settings = {"PriorityWeightFairshare=0"};
+  WhatIfResult r = RerankView(view, own, p.sprio, c);
+  EXPECT_TRUE(r.baseline_matches);
+  ASSERT_EQ(r.jobs.size(), 1u);
+  EXPECT_EQ(r.jobs[0].rank_before, 1u);
+  EXPECT_LT(r.jobs[0].after, r.jobs[0].before);
+}
+
+// What the view cannot carry is refused, naming what is hidden.
+TEST(WhatIfTest, APartialViewRefusesWhatDependsOnHiddenRows) {
+  Published p = Publish(false);
+  const client::ControllerState view = ViewOf(p.state, "user3");
+  auto refused = [&](const WhatIfChanges& c) {
+    client::ControllerState changed;
+    std::string error;
+    EXPECT_FALSE(ApplyWhatIf(view, c, k2205, &changed, &error));
+    return error;
+  };
+  WhatIfChanges c;
+  c.shares = {"c,user3=5"};
+  std::string e = refused(c);
+  EXPECT_NE(e.find("moves the fairshare of the whole tree through rows hidden from you"),
+            std::string::npos) << e;
+  EXPECT_NE(e.find("PrivateData=usage"), std::string::npos) << e;
+  c = {};
+  c.usage = {"e,user4=+10"};
+  e = refused(c);
+  EXPECT_NE(e.find("no association e,user4 you can see"), std::string::npos) << e;
+  c = {};
+  c.settings = {"PriorityFlags=NO_FAIR_TREE"};
+  EXPECT_NE(refused(c).find("a change of the fairshare mode"), std::string::npos);
+  c.settings = {"FairShareDampeningFactor=3"};
+  EXPECT_NE(refused(c).find("FairShareDampeningFactor"), std::string::npos);
+  c.settings = {"PriorityWeightAssoc=100"};  // 0 at the controller
+  EXPECT_NE(refused(c).find("PriorityWeightAssoc from 0"), std::string::npos);
+  c.settings = {"PriorityParameters=fairshare=ranged"};
+  EXPECT_NE(refused(c).find("PriorityParameters"), std::string::npos);
+  // The same changes are taken on the whole tree.
+  client::ControllerState changed;
+  std::string error;
+  c.settings = {"FairShareDampeningFactor=3", "PriorityWeightAssoc=100"};
+  c.shares = {"c,user3=5"};
+  EXPECT_TRUE(ApplyWhatIf(p.state, c, k2205, &changed, &error)) << error;
+}
+
 }  // namespace
 }  // namespace fairway

@@ -247,6 +247,36 @@ void fw_decay_pass_log(const fw_pass_report_t *r)
 	       r->walked ? "listed by walking the job list" : "found by id");
 }
 
+void fw_decay_pass_save(const fw_pass_report_t *r, time_t started, time_t ended)
+{
+	const struct fw_pass_cpu *c = &r->cpu;
+	/* Keys are stable (doc/metrics.md); a reader ignores ones it does not
+	 * know. Times in ms with 3 decimals, counts whole. */
+	char *text = fw_format(
+		"# priority/fairway: the last decay pass (doc/metrics.md)\n"
+		"format=1\n"
+		"pass_start=%lld\n"
+		"pass_end=%lld\n"
+		"duration_ms=%.3f\n"
+		"cpu_ms=%.3f\n"
+		"jobs_computed=%zu\n"
+		"jobs_stored=%zu\n"
+		"jobs_recomputed=%zu\n"
+		"jobs_charged=%zu\n"
+		"job_records=%zu\n"
+		"job_write_lock_held_ms=%.3f\n"
+		"job_write_lock_longest_ms=%.3f\n"
+		"job_write_lock_holds=%zu\n",
+		(long long) started, (long long) ended, r->wall_ms,
+		c->decay + c->find + c->charge + c->fairshare + c->priority +
+			c->state,
+		r->jobs.computed, r->jobs.stored, r->recomputed, r->charged,
+		r->job_records, r->held_ms, r->longest_hold_ms, r->holds);
+	if (text)
+		fw_state_write_report("fairway_pass_stats", text);
+	free(text);
+}
+
 void fw_decay_pass_once_without_thread(time_t now)
 {
 	/* No slurmdbd: no decay clock, no fairshare; the jobs get their

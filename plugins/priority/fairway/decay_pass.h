@@ -32,6 +32,7 @@ typedef struct {
 	fw_pass_stats_t jobs;
 	bool walked;
 	double gather_ms, held_ms, longest_hold_ms; /* wall time */
+	double wall_ms; /* the whole pass: set by its caller */
 } fw_pass_report_t;
 
 /* At init: recovers the decay clock from the state files, so that a job
@@ -50,6 +51,13 @@ void fw_decay_bootstrap(const fw_config_t *config, time_t now,
 void fw_decay_pass(const fw_config_t *config, time_t now,
 		   fw_decay_clock_t *clock, fw_pass_report_t *report);
 void fw_decay_pass_log(const fw_pass_report_t *report);
+/* The pass statistics file StateSaveLocation/fairway_pass_stats, read by
+ * `fairway metrics` (tool/pass_stats.h parses it; doc/metrics.md): one
+ * "key=value" line each, after a "format=1" line. Requires that no Slurm
+ * lock is held (it takes the state-file lock only); a failure is logged
+ * once, never fatal. started, ended: the pass's wall clock (unix seconds). */
+void fw_decay_pass_save(const fw_pass_report_t *report, time_t started,
+			time_t ended);
 /* init() without slurmdbd: the jobs' factors once, no thread. */
 void fw_decay_pass_once_without_thread(time_t now);
 

@@ -80,9 +80,17 @@ static void *thread_main(void *unused)
 		/* A rebuild that found no slurmdbd is retried every pass. */
 		fw_decay_bootstrap(config, start_time, &clock, true);
 		fw_pass_report_t report;
+		struct timespec pass_start, pass_end;
+		clock_gettime(CLOCK_MONOTONIC, &pass_start);
 		fw_decay_pass(config, start_time, &clock, &report);
+		clock_gettime(CLOCK_MONOTONIC, &pass_end);
+		report.wall_ms = (pass_end.tv_sec - pass_start.tv_sec) * 1e3 +
+				 (pass_end.tv_nsec - pass_start.tv_nsec) / 1e6;
 		atomic_store(&last_ran, clock.last_ran);
 		fw_decay_pass_log(&report);
+		/* After the pass, with no Slurm lock held: a file for `fairway
+		 * metrics`. */
+		fw_decay_pass_save(&report, start_time, time(NULL));
 		deadline.tv_sec += fw_host_calc_period();
 		if (sleep_until(&deadline))
 			break;

@@ -4,7 +4,9 @@
  * switch plugins either way) and any other state file (the planned-use
  * ledger). Every write is atomic (<name>.new, fsync, rename, fsync of the
  * directory) and keeps the previous copy as <name>.old, all under Slurm's
- * state-file lock. The lines logged here are grepped for by the reliability
+ * state-file lock. The pass statistics (fairway_pass_stats, for `fairway
+ * metrics`) are written the same way, world-readable, without .old or
+ * fsync. The lines logged here are grepped for by the reliability
  * tests (test/integration/reliability_*.sh): keep them word for word. */
 #define _GNU_SOURCE /* asprintf */
 #include <pthread.h>
@@ -25,9 +27,10 @@
 #define FW_MAX_STATE_FILE_BYTES (256u << 20) /* far beyond any ledger */
 
 /* What the plugin remembers per state file, under the state-file lock.
- * The plugin names two files (the clock and the ledger), so a small array
- * searched by name is all a set or map would give; a name beyond its room
- * is simply not remembered (its failures are then said at every write). */
+ * The plugin names four files (the clock, the ledger, the other clusters'
+ * usage and the pass statistics), so a small array searched by name is all
+ * a set or map would give; a name beyond its room is simply not remembered
+ * (its failures are then said at every write). */
 typedef enum {
 	FW_FAILED_NONE,
 	FW_FAILED_NEW,
@@ -41,7 +44,7 @@ typedef struct {
 	fw_failed_step_t failed_step;
 	int failed_errno;
 } fw_file_memory_t;
-static fw_file_memory_t file_memory[4];
+static fw_file_memory_t file_memory[8];
 static bool told_dev_null; /* under the state-file lock */
 
 static const char *state_dir(void)
@@ -172,7 +175,7 @@ bool fw_state_set_aside(const char *name)
 /* Requires the state-file lock. what: the file and the error; todo: what
  * the site must do. Said once per kind until a save succeeds. */
 static void save_failed(const char *name, fw_failed_step_t step, int err,
-			const char *what, const char *todo)
+			const char *what, const char *todo, bool report)
 {
 	fw_file_memory_t *m = memory_of(name);
 	if (m && m->failed_step == step && m->failed_errno == err)
@@ -181,23 +184,43 @@ static void save_failed(const char *name, fw_failed_step_t step, int err,
 		m->failed_step = step;
 		m->failed_errno = err;
 	}
-	fw_log(FW_LOG_ERROR,
-	       "cannot save state file %s (the previous file is kept); %s. Said once until a save "
-	       "succeeds: the plugin runs on what it holds in memory, and a restart before then "
-	       "recovers from the files there (doc/reliability.md)",
-	       what, todo);
+	if (report) /* nothing is recovered from it: say only that */
+		fw_log(FW_LOG_ERROR,
+		       "cannot save the pass statistics %s; %s. Said once until a save succeeds; "
+		       "priorities are not affected, `fairway metrics` shows the previous pass",
+		       what, todo);
+	else
+		fw_log(FW_LOG_ERROR,
+		       "cannot save state file %s (the previous file is kept); %s. Said once until a save "
+		       "succeeds: the plugin runs on what it holds in memory, and a restart before then "
+		       "recovers from the files there (doc/reliability.md)",
+		       what, todo);
 }
+
+/* How a file is written: state (0600, .old kept, synced) or a report for
+ * other programs to read (0644, no .old, not synced: losing it in a crash
+ * loses nothing the plugin needs). */
+typedef struct {
+	mode_t mode;
+	bool keep_old, sync, report;
+} fw_write_kind_t;
+static const fw_write_kind_t state_kind = { 0600, true, true, false };
+static const fw_write_kind_t report_kind = { 0644, false, false, true };
 
 /* Requires the state-file lock. Writes and syncs <name>.new; on failure
  * says why and removes it. */
 static bool write_new(const char *name, const char *new_path, const char *bytes,
-		      size_t length)
+		      size_t length, const fw_write_kind_t *kind)
 {
-	int fd = open(new_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600),
+	int fd = open(new_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+		      kind->mode),
 	    err = 0;
 	if (fd < 0) {
 		err = errno;
 	} else {
+		/* The mode asked, whatever slurmctld's umask. */
+		if (fchmod(fd, kind->mode) != 0)
+			err = errno;
 		for (size_t done = 0; done < length && !err;) {
 			ssize_t n = write(fd, bytes + done, length - done);
 			if (n > 0)
@@ -207,7 +230,7 @@ static bool write_new(const char *name, const char *new_path, const char *bytes,
 			else if (errno != EINTR)
 				err = errno;
 		}
-		if (!err && fsync(fd) != 0)
+		if (!err && kind->sync && fsync(fd) != 0)
 			err = errno;
 		if (close(fd) != 0 && !err)
 			err = errno;
@@ -218,7 +241,8 @@ static bool write_new(const char *name, const char *new_path, const char *bytes,
 	save_failed(name, FW_FAILED_NEW, err, what,
 		    err == ENOTDIR ? "make StateSaveLocation a directory" :
 		    fd < 0         ? "make StateSaveLocation writable" :
-				     "free space in StateSaveLocation");
+				     "free space in StateSaveLocation",
+		    kind->report);
 	free(what);
 	if (fd >= 0)
 		unlink(new_path);
@@ -242,7 +266,9 @@ static void keep_previous(const char *name, const char *path,
 		       strerror(errno));
 }
 
-bool fw_state_write(const char *name, const char *bytes, size_t length)
+/* Atomically replaces StateSaveLocation/<name> as kind says. */
+static bool write_atomically(const char *name, const char *bytes, size_t length,
+			     const fw_write_kind_t *kind)
 {
 	bool ok = false;
 	char *path = fw_state_path(name, ""),
@@ -254,21 +280,25 @@ bool fw_state_write(const char *name, const char *bytes, size_t length)
 			fw_log(FW_LOG_ERROR,
 			       "Can not save priority state information, StateSaveLocation is /dev/null");
 		told_dev_null = true;
-	} else if (write_new(name, new_path, bytes, length)) {
-		keep_previous(name, path, old_path);
+	} else if (write_new(name, new_path, bytes, length, kind)) {
+		if (kind->keep_old)
+			keep_previous(name, path, old_path);
 		if (rename(new_path, path) != 0) {
 			const int err = errno;
 			char *what = fw_format("%s: rename from %s: %s", path,
 					       new_path, strerror(err));
 			char *todo =
 				fw_format("remove or move what is at %s", path);
-			save_failed(name, FW_FAILED_RENAME, err, what, todo);
+			save_failed(name, FW_FAILED_RENAME, err, what, todo,
+				    kind->report);
 			free(what);
 			free(todo);
 			unlink(new_path);
 		} else {
-			int dir_fd = open(state_dir(),
-					  O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			int dir_fd = kind->sync ? open(state_dir(),
+						       O_RDONLY | O_DIRECTORY |
+							       O_CLOEXEC) :
+						  -1;
 			if (dir_fd >=
 			    0) { /* the rename itself survives a crash */
 				fsync(dir_fd);
@@ -276,7 +306,9 @@ bool fw_state_write(const char *name, const char *bytes, size_t length)
 			}
 			fw_file_memory_t *m = memory_of(name);
 			if (m && m->failed_step != FW_FAILED_NONE)
-				fw_log(FW_LOG_INFO, "state file %s saved again",
+				fw_log(FW_LOG_INFO, "%s %s saved again",
+				       kind->report ? "pass statistics" :
+						      "state file",
 				       path);
 			if (m) { /* a good file now replaces any damaged one */
 				m->failed_step = FW_FAILED_NONE;
@@ -290,6 +322,16 @@ bool fw_state_write(const char *name, const char *bytes, size_t length)
 	free(new_path);
 	free(old_path);
 	return ok;
+}
+
+bool fw_state_write(const char *name, const char *bytes, size_t length)
+{
+	return write_atomically(name, bytes, length, &state_kind);
+}
+
+bool fw_state_write_report(const char *name, const char *text)
+{
+	return write_atomically(name, text, strlen(text), &report_kind);
 }
 
 bool fw_state_write_clock(time_t last_ran, time_t last_reset)

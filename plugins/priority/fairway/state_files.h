@@ -29,6 +29,11 @@ fw_read_t fw_state_read(const char *name, const char *suffix, char **bytes,
 			size_t *length, char **why);
 /* Atomically replaces StateSaveLocation/<name>, keeping <name>.old. */
 bool fw_state_write(const char *name, const char *bytes, size_t length);
+/* Atomically replaces StateSaveLocation/<name> with text, mode 0644,
+ * without .old and without fsync (a report for other programs, such as the
+ * pass statistics: nothing the plugin recovers from). False on failure,
+ * said once until a write succeeds. */
+bool fw_state_write_report(const char *name, const char *text);
 /* Moves a damaged file aside to <name>.damaged; see state_files.c. */
 bool fw_state_set_aside(const char *name);
 /* StateSaveLocation/<name><suffix> (malloc; free it). */
