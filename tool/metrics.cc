@@ -8,11 +8,16 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <ctime>
 #include <fstream>
 #include <string>
 
 #include "explain_model.h"
+#include "local_time.h"
 #include "metrics_server.h"
+#include "report_model.h"
+#include "report_source.h"
+#include "text_util.h"
 
 namespace fairway {
 
@@ -22,7 +27,49 @@ struct MetricsOptions {
   std::string out;         // a file, written whole then renamed into place
   std::string listen;      // ADDR:PORT to serve /metrics on
   std::string pass_stats;  // the pass statistics file; default under StateSaveLocation
+  int delivered_days = 0;  // > 0: delivered against entitled over that many days
+  std::string delivered_tres = "billing";
 };
+
+// Delivered against entitled share over the last days of slurmdbd's hourly
+// roll-ups (`fairway report`'s totals, with the other clusters the
+// controller's fairshare_clusters names), or why not (said on stderr once
+// per distinct reason, as the pass statistics).
+bool ReadDelivered(const MetricsOptions& options, const client::ControllerState& state,
+                   DeliveredReading* out) {
+  static std::string last_said;
+  std::string why;
+  // Hourly roll-ups up to now: the hour slurmdbd has not rolled up yet is
+  // a missing bucket, left out (report_model.h).
+  report::Input in;
+  in.by = report::Granularity::kHour;
+  in.end = std::time(nullptr);
+  in.start = LocalHourStart(in.end - int64_t{options.delivered_days} * 86400);
+  ReportSource source;
+  source.cluster = ToLower(state.cluster_name);
+  source.tres = options.delivered_tres;
+  source.others = state.params.fairshare_clusters;
+  size_t unmatched = 0;
+  bool bad_input = false;
+  report::Report r;
+  const bool ok = !source.cluster.empty() &&
+                  LoadReportInput(source, &in, &unmatched, &why, &bad_input) && r.Build(in, &why);
+  if (source.cluster.empty()) why = "the controller reports no ClusterName";
+  if (!ok) {
+    if (why != last_said) std::fprintf(stderr, "fairway metrics: delivered shares omitted: %s\n", why.c_str());
+    last_said = why;
+    return false;
+  }
+  last_said.clear();
+  out->window_s = in.end - in.start;
+  out->rows.clear();
+  for (size_t i = 0; i < r.nodes().size(); ++i) {
+    const report::Node& n = r.nodes()[i];
+    const report::Cell c = r.Total(i);
+    out->rows.push_back({n.acct, n.user, n.partition, c.delivered_cluster, n.entitled_machine, c.ratio});
+  }
+  return true;
+}
 
 // The plugin's pass statistics (pass_stats.h): from --pass-stats, else from
 // the controller's StateSaveLocation. When they cannot be read the reason
@@ -70,8 +117,11 @@ MetricsBody Produce(const MetricsOptions& options) {
     }
   }
   const PassStatsReading pass = ReadPassStatsFor(options, state);
+  DeliveredReading delivered;
+  const bool have_delivered = options.delivered_days > 0 && ReadDelivered(options, state, &delivered);
   return {true, RenderMetrics(state, jobs, client::BuiltSlurmVersion(),
-                              efctv.size() == state.assocs.size() ? &efctv : nullptr, &pass)};
+                              efctv.size() == state.assocs.size() ? &efctv : nullptr, &pass,
+                              have_delivered ? &delivered : nullptr)};
 }
 
 int PrintMetrics(const MetricsOptions& options) {
@@ -129,6 +179,13 @@ void RegisterMetricsCommand(CLI::App& app) {
                   "The plugin's pass statistics file (default: fairway_pass_stats in the "
                   "controller's StateSaveLocation); when unreadable the fairway_pass_* "
                   "families are left out and stderr says why");
+  sub->add_option("--delivered-days", options->delivered_days,
+                  "Also export each association's delivered against entitled share over the last "
+                  "DAYS days of slurmdbd's hourly roll-ups (fairway report's totals; reads "
+                  "slurmdbd's database with slurmdbd.conf's credentials)")
+      ->check(CLI::Range(1, 3660));
+  sub->add_option("--delivered-tres", options->delivered_tres,
+                  "The TRES of the delivered shares (default billing, what fairshare counts)");
   sub->callback([options]() {
     int rc = PrintMetrics(*options);
     if (rc) throw CLI::RuntimeError(rc);

@@ -45,10 +45,27 @@ struct PassStatsReading {
   PassStats stats;  // when read
   std::string why;  // when not: the file and the reason (the caller says it)
 };
+// One association's delivered against entitled share over a window of
+// slurmdbd's roll-ups (`fairway report`'s totals; report_model.h). NaN: not
+// defined (no sample).
+struct DeliveredRow {
+  std::string account, user, partition;
+  double delivered = 0;  // its subtree's usage / the root's
+  double entitled = 0;   // its share of the machine
+  double ratio = 0;      // delivered / entitled
+};
+struct DeliveredReading {
+  int64_t window_s = 0;  // the window's length
+  std::vector<DeliveredRow> rows;
+};
+// delivered, when given, adds slurm_assoc_delivered_share,
+// slurm_assoc_entitled_share, slurm_assoc_delivered_entitled_ratio and
+// fairway_delivered_window_seconds.
 std::string RenderMetrics(const client::ControllerState& state,
                           const std::vector<client::ControllerJob>& jobs, uint32_t slurm_version,
                           const std::vector<long double>* efctv = nullptr,
-                          const PassStatsReading* pass = nullptr);
+                          const PassStatsReading* pass = nullptr,
+                          const DeliveredReading* delivered = nullptr);
 
 // Whether sshare's FairShare is the stored fs_factor (users only) for
 // this controller: from 25.11 in every mode, before in Fair Tree's; else

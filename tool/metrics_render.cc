@@ -151,6 +151,32 @@ void AddPassStats(const PassStatsReading& pass, Exposition* out) {
   }
 }
 
+// Delivered against entitled over slurmdbd's roll-ups (fairway report).
+void AddDelivered(const DeliveredReading& d, Exposition* out) {
+  out->Add("fairway_delivered_window_seconds",
+           "Length of the window of slurmdbd's roll-ups the delivered shares cover",
+           static_cast<double>(d.window_s));
+  for (const DeliveredRow& r : d.rows) {
+    const std::string labels = "account=\"" + Escape(r.account) + "\",user=\"" + Escape(r.user) +
+                               "\",partition=\"" + Escape(r.partition) + "\"";
+    if (!std::isnan(r.delivered)) {
+      out->Add("slurm_assoc_delivered_share",
+               "Its subtree's usage over the root's in the window (fairway report's DelivCluster)",
+               labels, r.delivered);
+    }
+    if (!std::isnan(r.entitled)) {
+      out->Add("slurm_assoc_entitled_share",
+               "Its share of the machine by its shares (fairway report's EntMachine)", labels,
+               r.entitled);
+    }
+    if (!std::isnan(r.ratio)) {
+      out->Add("slurm_assoc_delivered_entitled_ratio",
+               "Delivered over entitled share of the machine in the window (1: exactly served)",
+               labels, r.ratio);
+    }
+  }
+}
+
 }  // namespace
 
 bool FairShareIsStored(const client::ControllerState& state, uint32_t slurm_version) {
@@ -160,7 +186,8 @@ bool FairShareIsStored(const client::ControllerState& state, uint32_t slurm_vers
 std::string RenderMetrics(const client::ControllerState& state,
                           const std::vector<client::ControllerJob>& jobs, uint32_t slurm_version,
                           const std::vector<long double>* efctv,
-                          const PassStatsReading* pass) {
+                          const PassStatsReading* pass,
+                          const DeliveredReading* delivered) {
   const size_t n_tres = state.tres_names.size();
   std::map<uint32_t, Queue> queues;
   for (const client::ControllerJob& job : jobs) {
@@ -257,6 +284,7 @@ std::string RenderMetrics(const client::ControllerState& state,
     }
   }
   if (pass) AddPassStats(*pass, &out);
+  if (delivered) AddDelivered(*delivered, &out);
   return out.Text();
 }
 

@@ -25,6 +25,7 @@
 #include "local_time.h"
 #include "params.h"
 #include "report_model.h"
+#include "report_source.h"
 #include "shell_util.h"
 #include "slurmdbd/db_client.h"
 #include "text_util.h"
@@ -377,63 +378,11 @@ int RunReport(const ReportOptions& o) {
   cluster = ToLower(cluster);  // slurmctld lower-cases ClusterName for its tables
   const bool planned_use = o.planned_use || (have_conf && conf.params.Mode() == FairshareMode::kPlannedUse);
 
-  const std::string dbd_path =
-      o.slurmdbd_conf.empty() ? usage::DefaultSlurmdbdConfPath(std::getenv("SLURM_CONF")) : o.slurmdbd_conf;
-  usage::SlurmdbdConf dbd;
-  client::DbClient db;
-  if (!usage::ReadSlurmdbdConf(dbd_path, &dbd, &error) || !db.Connect(dbd, &error)) {
-    std::fprintf(stderr, "fairway report: %s\n", error.c_str());
-    return kError;
-  }
-  std::vector<client::DbTres> tres;
-  std::vector<client::DbAssoc> assocs;
-  if (!db.LoadTres(&tres, &error) || !db.LoadAssocs(cluster, &assocs, &error)) {
-    std::fprintf(stderr, "fairway report: %s\n", error.c_str());
-    return kError;
-  }
-  const std::string want = ToLower(o.tres);
-  const size_t slash = want.find('/');
-  const std::string want_type = want.substr(0, slash);
-  const std::string want_name = slash == std::string::npos ? "" : want.substr(slash + 1);
-  uint32_t tres_id = 0;
-  std::string known;
-  for (const client::DbTres& t : tres) {
-    const std::string name = t.name.empty() ? t.type : t.type + "/" + t.name;
-    known += (known.empty() ? "" : ", ") + name;
-    if (ToLower(t.type) == want_type && ToLower(t.name) == want_name) tres_id = t.id;
-  }
-  if (!tres_id) {
-    std::fprintf(stderr, "fairway report: --tres '%s' is not a TRES slurmdbd knows (%s)\n", o.tres.c_str(),
-                 known.c_str());
-    return kUsageError;
-  }
-
-  report::Input in;
-  in.by = by;
-  in.start = start;
-  in.end = end;
-  in.planned_use = planned_use;
-  const std::vector<report::Bucket> buckets = report::MakeBuckets(by, start, end);
-  const std::string kind = by == report::Granularity::kHour ? "hour" : "day";
-  std::vector<client::DbUsageRow> usage_rows, cluster_rows;
-  if (!db.LoadRollups(cluster, kind, true, tres_id, buckets.front().start, buckets.back().end, &usage_rows,
-                      &error) ||
-      !db.LoadRollups(cluster, kind, false, tres_id, buckets.front().start, buckets.back().end, &cluster_rows,
-                      &error)) {
-    std::fprintf(stderr, "fairway report: %s\n", error.c_str());
-    return kError;
-  }
-  for (const client::DbAssoc& a : assocs) {
-    in.assocs.push_back({a.id, a.acct, a.user, a.partition, a.parent_acct, a.shares, a.deleted});
-  }
-  for (const client::DbUsageRow& u : usage_rows) in.usage.push_back({u.assoc_id, u.time_start, u.alloc_secs});
-  for (const client::DbUsageRow& c : cluster_rows) {
-    in.cluster.push_back({c.time_start, c.count, c.alloc_secs, c.down_secs, c.pdown_secs, c.idle_secs,
-                          c.plan_secs, c.over_secs});
-  }
   // Other clusters' usage, by association path (--clusters).
-  size_t unmatched = 0;
-  std::vector<std::string> others;
+  ReportSource source;
+  source.slurmdbd_conf = o.slurmdbd_conf;
+  source.cluster = cluster;
+  source.tres = o.tres;
   if (!o.clusters.empty()) {
     Params parsed;
     const Diagnostics d = ParsePriorityParameters("fairshare_clusters=" + o.clusters, &parsed, cluster);
@@ -441,35 +390,22 @@ int RunReport(const ReportOptions& o) {
       std::fprintf(stderr, "fairway report: --clusters: %s\n", d[0].Format().c_str());
       return kUsageError;
     }
-    for (const Params::RemoteCluster& other : parsed.fairshare_clusters) {
-      std::vector<client::DbAssoc> their_assocs;
-      std::vector<client::DbUsageRow> their_usage, their_capacity;
-      if (!db.LoadAssocs(other.name, &their_assocs, &error) ||
-          !db.LoadRollups(other.name, kind, true, tres_id, buckets.front().start, buckets.back().end,
-                          &their_usage, &error) ||
-          !db.LoadRollups(other.name, kind, false, tres_id, buckets.front().start, buckets.back().end,
-                          &their_capacity, &error)) {
-        std::fprintf(stderr, "fairway report: cluster %s: %s\n", other.name.c_str(), error.c_str());
-        return kError;
-      }
-      std::vector<report::AssocRow> theirs;
-      for (const client::DbAssoc& a : their_assocs) {
-        theirs.push_back({a.id, a.acct, a.user, a.partition, a.parent_acct, a.shares, a.deleted});
-      }
-      std::vector<report::UsageRow> usage;
-      for (const client::DbUsageRow& u : their_usage) usage.push_back({u.assoc_id, u.time_start, u.alloc_secs});
-      for (const report::UsageRow& u : report::UsageByPath(in.assocs, theirs, usage, other.scale, &unmatched)) {
-        in.usage.push_back(u);
-      }
-      std::vector<report::ClusterRow> capacity;
-      for (const client::DbUsageRow& c : their_capacity) {
-        capacity.push_back({c.time_start, c.count, c.alloc_secs, c.down_secs, c.pdown_secs, c.idle_secs,
-                            c.plan_secs, c.over_secs});
-      }
-      report::AddCapacity(&in.cluster, capacity, other.scale);
-      others.push_back(other.name);
-    }
+    source.others = parsed.fairshare_clusters;
   }
+  report::Input in;
+  in.by = by;
+  in.start = start;
+  in.end = end;
+  in.planned_use = planned_use;
+  size_t unmatched = 0;
+  bool bad_input = false;
+  if (!LoadReportInput(source, &in, &unmatched, &error, &bad_input)) {
+    std::fprintf(stderr, "fairway report: %s\n", error.c_str());
+    return bad_input ? kUsageError : kError;
+  }
+  std::vector<std::string> others;
+  for (const Params::RemoteCluster& other : source.others) others.push_back(other.name);
+  const std::string kind = by == report::Granularity::kHour ? "hour" : "day";
   report::Report r;
   if (!r.Build(in, &error)) {
     std::fprintf(stderr, "fairway report: cluster %s: %s\n", cluster.c_str(), error.c_str());

@@ -244,11 +244,11 @@ check_order "after kill -9" lower
 # ------------------------------------------------ fairway explain on fwa ---
 # It recomputes fairshare with what the last pass added of fwb's usage
 # (StateSaveLocation/fairway_remote_used) and shows each cluster's part.
-if with_cluster "$dir/a" "$FAIRWAY" explain assoc a,fwuser1 > "$dir/explain.txt" 2>&1 \
+if with_cluster "$dir/a" "$FAIRWAY" explain assoc b,fwuser1 > "$dir/explain.txt" 2>&1 \
    && grep -q "recomputed fairshare equals the controller's" "$dir/explain.txt" \
-   && grep -Eq "a/fwuser1 +local 0 \+ fwb 25 = 25" "$dir/explain.txt" \
+   && grep -Eq "b/fwuser1 +local 0 \+ fwb 25 = 25" "$dir/explain.txt" \
    && grep -q "cluster fwb: last synced" "$dir/explain.txt"; then
-  pass "fairway explain assoc a,fwuser1 on fwa equals the controller: $(grep -E 'a/fwuser1 +local' "$dir/explain.txt" | sed 's/^ *//'); $(grep 'cluster fwb:' "$dir/explain.txt" | sed 's/^ *//')"
+  pass "fairway explain assoc b,fwuser1 on fwa equals the controller: $(grep -E 'b/fwuser1 +local' "$dir/explain.txt" | sed 's/^ *//'); $(grep 'cluster fwb:' "$dir/explain.txt" | sed 's/^ *//')"
 else
   fail "fairway explain with fwb's usage: $(tail -5 "$dir/explain.txt")"
 fi

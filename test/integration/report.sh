@@ -11,6 +11,7 @@
 # - a deleted association keeps its usage in its parent, flagged, entitled 0;
 # - hours before the cluster existed are reported missing, totals unchanged;
 # - a time zone other than slurmdbd's is flagged (misaligned day rows);
+# - fairway metrics --delivered-days exports the same delivered shares;
 # - JSON parses, and --plot draws PNG charts and the heat map;
 # - a generated year of a 1,000-user tree reports in seconds, usage exact
 #   (FW_REPORT_PLOTS=DIR: copies the example's plots there, for doc/).
@@ -130,6 +131,30 @@ if [ "$deleted_ok" = 1 ]; then
   pass "the deleted association c/fwuser3 is listed, flagged, entitled 0, with its 3 CPU-seconds"
 else
   fail "the deleted association c/fwuser3 is not reported as defined"
+fi
+
+# fairway metrics --delivered-days: the same shares as report's, parsed.
+"$FAIRWAY" metrics --delivered-days 1 --delivered-tres cpu > "$dir/metrics.txt" 2> "$dir/metrics.err" \
+  || fail "fairway metrics --delivered-days failed: $(head -2 "$dir/metrics.err")"
+out=$(/usr/bin/python3 - "$dir/metrics.txt" "$dir/hour.csv" <<'PY'
+import csv, sys
+from prometheus_client.openmetrics.parser import text_string_to_metric_families
+got = {}
+for fam in text_string_to_metric_families(open(sys.argv[1]).read()):
+    for s in fam.samples:
+        if s.name == "slurm_assoc_delivered_share":
+            got[(s.labels["account"], s.labels["user"])] = s.value
+rows = [r for r in csv.DictReader(open(sys.argv[2])) if r["bucket"] == "total" and r["delivered_cluster"]]
+bad = [f'{r["account"]}/{r["user"]}' for r in rows
+       if abs(got.get((r["account"], r["user"]), -1) - float(r["delivered_cluster"])) > 1e-8]
+print(len(rows), len(bad), " ".join(bad[:3]))
+PY
+)
+read -r n nbad rest <<< "$out"
+if [ "${n:-0}" -ge 12 ] && [ "$nbad" = 0 ]; then
+  pass "fairway metrics --delivered-days 1: slurm_assoc_delivered_share of $n associations equals report's (parsed as OpenMetrics)"
+else
+  fail "fairway metrics --delivered-days: $nbad of $n differ from report: $rest $(head -2 "$dir/metrics.err")"
 fi
 
 # Missing roll-ups: three hours before the cluster existed.

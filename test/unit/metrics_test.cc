@@ -225,7 +225,11 @@ TEST(MetricsTest, PrometheusClientParsesIt) {
   pass.stats.job_write_lock_holds = 1;
   pass.stats.job_write_lock_held_ms = 0.5;
   pass.stats.job_write_lock_longest_ms = 0.5;
-  const std::string text = RenderMetrics(State(kFlagFairTree), jobs, k2205, nullptr, &pass);
+  DeliveredReading delivered;
+  delivered.window_s = 30 * 86400;
+  delivered.rows = {{"root", "", "", 1, 1, 1}, {"a", "alice", "", 0.5, 0.375, 0.5 / 0.375},
+                    {"a", "bob", "", NAN, 0, NAN}};
+  const std::string text = RenderMetrics(State(kFlagFairTree), jobs, k2205, nullptr, &pass, &delivered);
   size_t lines = 0;
   for (char c : text) lines += c == '\n';
   Parsed p = Parse(text);
@@ -277,6 +281,25 @@ TEST(MetricsTest, PassStatistics) {
 
   Parsed none = Parse(RenderMetrics(State(kFlagFairTree), {}, k2205));
   EXPECT_EQ(none.types.count("fairway_pass_stats_available"), 0u);
+}
+
+// Delivered against entitled (fairway report's totals): one sample per
+// defined value, none for NaN.
+TEST(MetricsTest, DeliveredAgainstEntitled) {
+  DeliveredReading d;
+  d.window_s = 7 * 86400;
+  d.rows = {{"phys\"ics", "alice", "", 0.5, 0.375, 0.5 / 0.375}, {"a", "bob", "gpu", NAN, 0.25, NAN}};
+  Parsed p = Parse(RenderMetrics(State(kFlagFairTree), {}, k2205, nullptr, nullptr, &d));
+  EXPECT_EQ(p.samples["fairway_delivered_window_seconds"], "604800");
+  EXPECT_EQ(p.samples[std::string("slurm_assoc_delivered_share") + kAlice], "0.5");
+  EXPECT_EQ(p.samples[std::string("slurm_assoc_entitled_share") + kAlice], "0.375");
+  EXPECT_EQ(p.samples[std::string("slurm_assoc_delivered_entitled_ratio") + kAlice], "1.3333333333333333");
+  const std::string bob = "{account=\"a\",user=\"bob\",partition=\"gpu\"}";
+  EXPECT_EQ(p.samples[std::string("slurm_assoc_entitled_share") + bob], "0.25");
+  EXPECT_EQ(p.samples.count(std::string("slurm_assoc_delivered_share") + bob), 0u);
+  EXPECT_EQ(p.samples.count(std::string("slurm_assoc_delivered_entitled_ratio") + bob), 0u);
+  Parsed none = Parse(RenderMetrics(State(kFlagFairTree), {}, k2205));
+  EXPECT_EQ(none.types.count("slurm_assoc_delivered_share"), 0u);
 }
 
 // One HTTP/1.0 exchange with the server on 127.0.0.1:port.
