@@ -5,14 +5,14 @@
 # Slurm's private headers (src/...): only Slurm's public API (slurm/*.h,
 # used by the tool's libslurm client) is written to be included from C++.
 # It also fails when the code that includes Slurm's headers, where every
-# release difference lives, grows past its budget of 2,900 lines (2,864
+# release difference lives, grows past its budget of 2,900 lines (2,884
 # on 2026-11-27, as clang-format writes them; doc/architecture.md gives
 # it per file and says why it is what it is). The budget was 2,700 until
 # jobs.c was split into job_find.c, job_gather.c and job_store.c, each with
 # a header (issue 46): 94 more lines, of file comments, includes, guards,
 # contracts and two wrappers of a few lines. It was 2,800 until
 # fairshare_clusters (issue 49) needed to ask slurmdbd for other clusters'
-# associations and jobs: remote_fetch.c, 119 lines (its thread and state
+# associations and jobs: remote_fetch.c, 105 lines (its thread and state
 # file, remote_sync.c, include no Slurm header). Code that needs no Slurm type
 # belongs in the core or behind fw_host.h, and a new release's
 # differences must not double it unseen. A header that declares functions

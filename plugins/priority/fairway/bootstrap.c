@@ -17,9 +17,7 @@
 
 static bool told_no_connection; /* decay thread only */
 
-/* slurmdbd's records of this cluster's jobs that ran in [since, now], or
- * NULL when slurmdbd did not answer. */
-static list_t *fetch_jobs(time_t since, time_t now)
+list_t *fw_fetch_cluster_jobs(const char *cluster, time_t since, time_t now)
 {
 	slurmdb_job_cond_t cond = {
 		.usage_start = since,
@@ -29,7 +27,7 @@ static list_t *fetch_jobs(time_t since, time_t now)
 			SLURMDB_JOB_FLAG_NOTSET, /* 0 would select only jobs without flags */
 	};
 	cond.cluster_list = list_create(NULL);
-	list_append(cond.cluster_list, slurm_conf.cluster_name);
+	list_append(cond.cluster_list, (void *) cluster);
 	list_t *records =
 		jobacct_storage_g_get_jobs_cond(acct_db_conn, getuid(), &cond);
 	FREE_NULL_LIST(cond.cluster_list);
@@ -68,8 +66,8 @@ fw_boot_t fw_bootstrap_run(const fw_config_t *config, time_t now,
 	}
 	const int64_t since =
 		fw_bootstrap_since(config, configured_last_reset, now);
-	list_t *records = fetch_jobs(
-		since,
+	list_t *records = fw_fetch_cluster_jobs(
+		slurm_conf.cluster_name, since,
 		now); /* no assoc_mgr lock held across slurmdbd's answer */
 	if (!records) {
 		if (!retry)

@@ -3,7 +3,6 @@
  * "fw_decay" to be told from multifactor's "decay"). It owns the thread
  * and its sleep only; a pass is decay_pass.c's. No Slurm header here. */
 #define _GNU_SOURCE /* pthread_setname_np */
-#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -13,21 +12,18 @@
 #include "config_store.h"
 #include "decay_pass.h"
 #include "fw_host.h"
+#include "fw_thread.h"
 #include "remote_sync.h"
 
-/* mutex guards the three fields below it and is held only for them and the
- * sleep between passes, never across a pass: slurmctld calls
- * priority_p_reconfig and fini holding its own locks, which a pass waits
- * for. */
-static pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t wakeup; /* on CLOCK_MONOTONIC: see thread_main */
-static bool shutdown_requested = false;
-static bool running = false;
+/* decay.mutex guards decay's fields and the two below, and is held only
+ * for them and the sleep between passes, never across a pass: slurmctld
+ * calls priority_p_reconfig and fini holding its own locks, which a pass
+ * waits for. */
+static fw_thread_t decay = FW_THREAD_INITIALIZER;
 /* The clock recovered at init (fw_decay_thread_prepare), handed to the
  * thread when it starts. */
 static fw_decay_clock_t prepared_clock;
 static bool prepared = false;
-static pthread_t thread;
 /* Set by priority_p_reconfig and read by the next pass: atomic, so that
  * the caller never waits for a pass. */
 static atomic_bool reconfig_requested;
@@ -43,26 +39,14 @@ void fw_decay_thread_reconfig(void)
 	atomic_store(&reconfig_requested, true);
 }
 
-/* Sleeps until *deadline (monotonic) or shutdown; true on shutdown. */
-static bool sleep_until(const struct timespec *deadline)
-{
-	pthread_mutex_lock(&mutex);
-	while (!shutdown_requested &&
-	       pthread_cond_timedwait(&wakeup, &mutex, deadline) != ETIMEDOUT)
-		;
-	bool stop = shutdown_requested;
-	pthread_mutex_unlock(&mutex);
-	return stop;
-}
-
 static void *thread_main(void *unused)
 {
 	pthread_setname_np(pthread_self(), "fw_decay");
 	time_t start_time = time(NULL);
 	fw_config_t *config = fw_config_get();
-	pthread_mutex_lock(&mutex);
+	pthread_mutex_lock(&decay.mutex);
 	fw_decay_clock_t clock = prepared_clock;
-	pthread_mutex_unlock(&mutex);
+	pthread_mutex_unlock(&decay.mutex);
 	fw_decay_recover_usage(config, start_time, &clock);
 	atomic_store(&last_ran, clock.last_ran);
 
@@ -92,7 +76,7 @@ static void *thread_main(void *unused)
 		 * metrics`. */
 		fw_decay_pass_save(&report, start_time, time(NULL));
 		deadline.tv_sec += fw_host_calc_period();
-		if (sleep_until(&deadline))
+		if (fw_thread_sleep_until(&decay, &deadline))
 			break;
 		start_time = time(NULL);
 	}
@@ -106,37 +90,22 @@ void fw_decay_thread_prepare(void)
 	fw_decay_clock_t clock;
 	fw_decay_recover_clock(config, time(NULL), &clock);
 	fw_config_unref(config);
-	pthread_mutex_lock(&mutex);
+	pthread_mutex_lock(&decay.mutex);
 	prepared_clock = clock;
 	prepared = true;
 	atomic_store(&last_ran, clock.last_ran);
-	pthread_mutex_unlock(&mutex);
+	pthread_mutex_unlock(&decay.mutex);
 }
 
 void fw_decay_thread_start(void)
 {
 	if (!prepared)
 		fw_decay_thread_prepare();
-	pthread_mutex_lock(&mutex);
-	if (!running) {
-		pthread_condattr_t attr;
-		pthread_condattr_init(&attr);
-		pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-		pthread_cond_init(&wakeup, &attr);
-		pthread_condattr_destroy(&attr);
-		shutdown_requested = false;
-		/* Not slurm_thread_create: it calls fatal() on failure, and a
-		 * priority plugin must not stop the controller. */
-		int err = pthread_create(&thread, NULL, thread_main, NULL);
-		if (err) {
-			fw_log(FW_LOG_ERROR,
-			       "cannot start the decay thread: %s; no decay, charging or fairshare until slurmctld restarts",
-			       strerror(err));
-		} else {
-			running = true;
-		}
-	}
-	pthread_mutex_unlock(&mutex);
+	pthread_mutex_lock(&decay.mutex);
+	fw_thread_start_locked(
+		&decay, thread_main,
+		"cannot start the decay thread: %s; no decay, charging or fairshare until slurmctld restarts");
+	pthread_mutex_unlock(&decay.mutex);
 	/* The other clusters' usage lives as long as the decay does. */
 	fw_remote_thread_start();
 }
@@ -145,15 +114,10 @@ void fw_decay_thread_start(void)
 void fw_decay_thread_stop(void)
 {
 	fw_remote_thread_stop();
-	pthread_mutex_lock(&mutex);
-	bool was_running = running;
-	shutdown_requested = true;
-	running = false;
+	pthread_mutex_lock(&decay.mutex);
+	bool was_running = fw_thread_request_stop_locked(&decay);
 	prepared = false;
-	pthread_cond_broadcast(&wakeup);
-	pthread_mutex_unlock(&mutex);
-	if (was_running) {
-		pthread_join(thread, NULL);
-		pthread_cond_destroy(&wakeup);
-	}
+	pthread_mutex_unlock(&decay.mutex);
+	if (was_running)
+		fw_thread_join(&decay);
 }

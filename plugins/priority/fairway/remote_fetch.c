@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "remote_fetch.h"
+#include "bootstrap.h"
 #include "config_store.h"
 #include "remote_sync.h"
 
@@ -26,22 +27,6 @@ static list_t *fetch_assocs(const char *cluster)
 	cond.cluster_list = one_cluster(cluster);
 	list_t *records =
 		acct_storage_g_get_assocs(acct_db_conn, getuid(), &cond);
-	FREE_NULL_LIST(cond.cluster_list);
-	return records;
-}
-
-/* slurmdbd's records of cluster's jobs that ran in [since, now], or NULL. */
-static list_t *fetch_jobs(const char *cluster, time_t since, time_t now)
-{
-	slurmdb_job_cond_t cond = {
-		.usage_start = since,
-		.usage_end = now,
-		.flags = JOBCOND_FLAG_NO_STEP | JOBCOND_FLAG_NO_TRUNC,
-		.db_flags = SLURMDB_JOB_FLAG_NOTSET,
-	};
-	cond.cluster_list = one_cluster(cluster);
-	list_t *records =
-		jobacct_storage_g_get_jobs_cond(acct_db_conn, getuid(), &cond);
 	FREE_NULL_LIST(cond.cluster_list);
 	return records;
 }
@@ -86,7 +71,8 @@ bool fw_remote_sync_cluster(const fw_config_t *config, const char *cluster)
 					     cluster, now);
 	fw_remote_release();
 	list_t *assocs = fetch_assocs(cluster);
-	list_t *jobs = assocs ? fetch_jobs(cluster, since, now) : NULL;
+	list_t *jobs =
+		assocs ? fw_fetch_cluster_jobs(cluster, since, now) : NULL;
 	if (!assocs || !jobs) {
 		FREE_NULL_LIST(assocs);
 		FREE_NULL_LIST(jobs);

@@ -9,7 +9,6 @@
  * kept and decays with time. No Slurm header here. The lines logged here
  * are grepped for by the tests: keep them word for word. */
 #define _GNU_SOURCE /* pthread_setname_np */
-#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +17,7 @@
 #include "remote_sync.h"
 #include "config_store.h"
 #include "fw_host.h"
+#include "fw_thread.h"
 #include "remote_fetch.h"
 #include "state_files.h"
 
@@ -29,11 +29,7 @@
 static pthread_mutex_t remote_mutex = PTHREAD_MUTEX_INITIALIZER;
 static fw_remote_t *remote; /* created at first use, kept until exit */
 
-/* The thread's own state, under thread_mutex. */
-static pthread_mutex_t thread_mutex = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t wakeup; /* on CLOCK_MONOTONIC */
-static bool stop_requested, running;
-static pthread_t thread;
+static fw_thread_t syncer = FW_THREAD_INITIALIZER;
 
 /* Clusters whose last sync failed (thread only). */
 static char *failing[FW_REMOTE_MAX_TOLD];
@@ -138,18 +134,6 @@ static int failing_index(const char *cluster)
 	return -1;
 }
 
-/* Sleeps until *deadline (monotonic) or stop; true on stop. */
-static bool sleep_until(const struct timespec *deadline)
-{
-	pthread_mutex_lock(&thread_mutex);
-	while (!stop_requested && pthread_cond_timedwait(&wakeup, &thread_mutex,
-							 deadline) != ETIMEDOUT)
-		;
-	bool stop = stop_requested;
-	pthread_mutex_unlock(&thread_mutex);
-	return stop;
-}
-
 static void sync_all(const fw_config_t *config)
 {
 	const fw_settings_t *s = fw_settings(config);
@@ -208,7 +192,7 @@ static void *thread_main(void *unused)
 						       fw_host_calc_period();
 		fw_config_unref(config);
 		deadline.tv_sec += period > 0 ? period : 60;
-		if (sleep_until(&deadline))
+		if (fw_thread_sleep_until(&syncer, &deadline))
 			break;
 	}
 	for (int k = 0; k < FW_REMOTE_MAX_TOLD; k++) {
@@ -220,35 +204,18 @@ static void *thread_main(void *unused)
 
 void fw_remote_thread_start(void)
 {
-	pthread_mutex_lock(&thread_mutex);
-	if (!running) {
-		pthread_condattr_t attr;
-		pthread_condattr_init(&attr);
-		pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-		pthread_cond_init(&wakeup, &attr);
-		pthread_condattr_destroy(&attr);
-		stop_requested = false;
-		int err = pthread_create(&thread, NULL, thread_main, NULL);
-		if (err)
-			fw_log(FW_LOG_ERROR,
-			       "cannot start the fairshare_clusters thread: %s; fairshare counts local usage only",
-			       strerror(err));
-		else
-			running = true;
-	}
-	pthread_mutex_unlock(&thread_mutex);
+	pthread_mutex_lock(&syncer.mutex);
+	fw_thread_start_locked(
+		&syncer, thread_main,
+		"cannot start the fairshare_clusters thread: %s; fairshare counts local usage only");
+	pthread_mutex_unlock(&syncer.mutex);
 }
 
 void fw_remote_thread_stop(void)
 {
-	pthread_mutex_lock(&thread_mutex);
-	bool was_running = running;
-	stop_requested = true;
-	running = false;
-	pthread_cond_broadcast(&wakeup);
-	pthread_mutex_unlock(&thread_mutex);
-	if (was_running) {
-		pthread_join(thread, NULL);
-		pthread_cond_destroy(&wakeup);
-	}
+	pthread_mutex_lock(&syncer.mutex);
+	bool was_running = fw_thread_request_stop_locked(&syncer);
+	pthread_mutex_unlock(&syncer.mutex);
+	if (was_running)
+		fw_thread_join(&syncer);
 }
