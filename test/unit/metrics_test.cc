@@ -374,9 +374,15 @@ TEST(MetricsTest, GrafanaDashboardQueriesExistingFamilies) {
   std::vector<client::ControllerJob> jobs = {
       Job(10, 3, true, 0, 500, {2, 1000, 1}),
       Job(13, 3, false, 1, 700, {2, 1000, 1}, {2, 1000, 1})};
-  Parsed p = Parse(RenderMetrics(State(kFlagFairTree), jobs, k2205));
+  // Every optional family present: pass statistics and delivered shares.
+  PassStatsReading pass;
+  pass.read = true;
+  pass.stats.job_write_lock_held_ms = 0.5;
+  DeliveredReading delivered;
+  delivered.rows = {{"a", "", "", 0.5, 0.25, 2}};
+  Parsed p = Parse(RenderMetrics(State(kFlagFairTree), jobs, k2205, nullptr, &pass, &delivered));
   std::set<std::string> queried;
-  const std::regex family("slurm_assoc_[a-z_]+");
+  const std::regex family("(slurm_assoc|fairway)_[a-z_]+");
   for (auto it = std::sregex_iterator(json.begin(), json.end(), family); it != std::sregex_iterator();
        ++it) {
     queried.insert(it->str());
