@@ -107,4 +107,10 @@ if "$FAIRWAY" whatif --age +1d --plot "$dir/rank.png" > "$dir/plot.out" 2>&1 \
 else
   fail "--plot: no PNG ($(tail -2 "$dir/plot.out"))"
 fi
+# FW_WHATIF_PLOTS=DIR: the example of doc/whatif.md, the queue without the
+# fairshare weight (jobs do move), copied there.
+if [ -n "${FW_WHATIF_PLOTS:-}" ]; then
+  "$FAIRWAY" whatif --set PriorityWeightFairshare=0 --plot "$FW_WHATIF_PLOTS/whatif-rank.png" \
+    > "$FW_WHATIF_PLOTS/whatif-example.txt" 2>&1 || fail "the example plot"
+fi
 summary
