@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// State file format (version 1), ASCII text with '\n' line ends:
-//   FWRU 1
+// State file format (version 2), ASCII text with '\n' line ends:
+//   FWRU 2
 //   clusters <count>
 //   then per cluster, by name:
 //   cluster <name> <high_water> <as_of> <ended> <running> <charged> <open>
+//           <plan_index> <plan ended> <plan running>
 //   e <path> <hi> <lo>        (<ended> lines)
 //   r <path> <hi> <lo>        (<running> lines)
 //   c <job id> <submit> <end> (<charged> lines)
 //   o <job id> <submit> <start> (<open> lines)
+//   p <path> <H hi> <H lo> <c hi> <c lo>   (<plan ended> lines)
+//   q <path> <H hi> <H lo> <c hi> <c lo>   (<plan running> lines)
 //   checksum <FNV-1a 64 of every byte before this line, 16 lowercase hex>
 // Names and paths are written with '%', ' ' and control characters as
 // %XX. Values are double-doubles (state_codec.h), as in the ledger.
@@ -18,6 +21,7 @@
 #include <unordered_map>
 
 #include "state_codec.h"
+#include "planned_use.h"
 #include "usage_bootstrap.h"
 
 namespace fairway {
@@ -25,7 +29,7 @@ namespace fairway {
 namespace {
 
 constexpr const char* kMagic = "FWRU";
-constexpr int kVersion = 1;
+constexpr int kVersion = 2;
 // End records that reach slurmdbd up to this late after a sync passed
 // their job's end are still fetched (a remote slurmctld queues them while
 // it cannot reach slurmdbd).
@@ -87,7 +91,58 @@ long double DecayFactor(double decay_per_second, int64_t seconds) {
   return std::pow(static_cast<long double>(decay_per_second), static_cast<long double>(seconds));
 }
 
+int64_t IntervalOf(int64_t t, int64_t interval_s) { return interval_s > 0 ? t / interval_s : 0; }
+
+void AppendEntry(const PlannedUseEntry& e, std::string* out) {
+  AppendLongDouble(e.history, out);
+  out->push_back(' ');
+  AppendLongDouble(e.open, out);
+}
+
 }  // namespace
+
+void RollPlanEntries(std::map<std::string, PlannedUseEntry>* entries, int64_t from, int64_t to,
+                     double per_interval_decay) {
+  if (from < 0 || to <= from) return;
+  const long double d = per_interval_decay;
+  const long double further = std::pow(d, static_cast<long double>(to - from - 1));
+  for (auto& [path, e] : *entries) {
+    e.history = (e.open + d * e.history) * further;
+    e.open = 0;
+  }
+}
+
+std::map<std::string, PlannedUseEntry> RemoteUsed::PlanSum() const {
+  std::map<std::string, PlannedUseEntry> out;
+  for (const auto& [cluster, paths] : plan_by_cluster) {
+    for (const auto& [path, e] : paths) {
+      out[path].history += e.history;
+      out[path].open += e.open;
+    }
+  }
+  return out;
+}
+
+void AddRemotePlan(const AssocTree& tree, const std::map<std::string, PlannedUseEntry>& by_path,
+                   PlannedUseLedger* ledger) {
+  if (by_path.empty()) return;
+  std::unordered_map<std::string, int32_t> node_of;
+  for (size_t i = 0; i < tree.size(); ++i) {
+    std::string path = LocalPath(tree, static_cast<int32_t>(i));
+    if (!path.empty()) node_of.emplace(std::move(path), static_cast<int32_t>(i));
+  }
+  for (const auto& [path, entry] : by_path) {
+    auto it = node_of.find(path);
+    if (it == node_of.end()) continue;
+    int32_t at = it->second;
+    for (size_t steps = 0; steps <= tree.size() && at >= 0; ++steps) {
+      PlannedUseEntry& e = ledger->entries[tree.node(at).id];
+      e.history += entry.history;
+      e.open += entry.open;
+      at = tree.links(at).parent;
+    }
+  }
+}
 
 std::map<uint32_t, std::string> RemotePaths(const std::vector<RemoteAssoc>& assocs) {
   std::map<std::string, std::string> parent_of;  // account -> parent account
@@ -165,9 +220,16 @@ int64_t RemoteUsage::FetchSince(const std::string& cluster, int64_t now, int64_t
 
 RemoteSyncResult RemoteUsage::Sync(const std::string& cluster, const std::vector<RemoteAssoc>& assocs,
                                    const std::vector<RemoteJob>& jobs, int64_t now,
-                                   double decay_per_second, int64_t half_life_s) {
+                                   double decay_per_second, int64_t half_life_s,
+                                   const RemotePlan& plan) {
   RemoteSyncResult result;
   RemoteClusterUsage& c = clusters_[cluster];
+  // The planned-use ledger of ended jobs, rolled to now's interval; the
+  // running jobs' is recounted below.
+  const int64_t plan_now = IntervalOf(now, plan.interval_s);
+  RollPlanEntries(&c.plan_ended, c.plan_index, plan_now, plan.per_interval_decay);
+  c.plan_index = plan_now;
+  c.plan_running.clear();
   const std::map<uint32_t, std::string> paths = RemotePaths(assocs);
   // The ended jobs' usage, decayed to now; the running ones are recounted.
   const long double factor = c.as_of ? DecayFactor(decay_per_second, now - c.as_of) : 1;
@@ -194,12 +256,16 @@ RemoteSyncResult RemoteUsage::Sync(const std::string& cluster, const std::vector
       record.end = job.end;
       const long double usage = DecayedJobUsage(record, now, decay_per_second);
       c.ended[path->second] += usage;
+      ChargeIntervals(job.start, job.end, job.billing, plan_now, plan.interval_s,
+                      plan.per_interval_decay, &c.plan_ended[path->second]);
       c.charged[key] = job.end;
       ++result.charged;
       result.charged_usage += usage;
     } else {
       record.end = 0;  // counts up to now
       c.running[path->second] += DecayedJobUsage(record, now, decay_per_second);
+      ChargeIntervals(job.start, now, job.billing, plan_now, plan.interval_s,
+                      plan.per_interval_decay, &c.plan_running[path->second]);
       open[key] = job.start;
       ++result.running;
     }
@@ -223,9 +289,10 @@ void RemoteUsage::Keep(const std::vector<std::string>& names) {
 }
 
 RemoteUsed RemoteUsage::Used(const std::vector<std::pair<std::string, double>>& clusters,
-                             int64_t now, double decay_per_second) const {
+                             int64_t now, double decay_per_second, const RemotePlan& plan) const {
   RemoteUsed used;
   used.at = now;
+  used.plan_index = IntervalOf(now, plan.interval_s);
   for (const auto& [name, scale] : clusters) {
     auto it = clusters_.find(name);
     used.synced_at[name] = it == clusters_.end() ? 0 : it->second.high_water;
@@ -235,6 +302,17 @@ RemoteUsed RemoteUsage::Used(const std::vector<std::pair<std::string, double>>& 
     std::map<std::string, long double>& out = used.by_cluster[name];
     for (const auto& [path, usage] : c.ended) out[path] += usage * factor;
     for (const auto& [path, usage] : c.running) out[path] += usage * factor;
+    // Both ledgers rolled to now's interval (copies), scaled.
+    std::map<std::string, PlannedUseEntry> ended = c.plan_ended, running = c.plan_running;
+    RollPlanEntries(&ended, c.plan_index, used.plan_index, plan.per_interval_decay);
+    RollPlanEntries(&running, c.plan_index, used.plan_index, plan.per_interval_decay);
+    std::map<std::string, PlannedUseEntry>& plan_out = used.plan_by_cluster[name];
+    for (const auto* part : {&ended, &running}) {
+      for (const auto& [path, e] : *part) {
+        plan_out[path].history += e.history * scale;
+        plan_out[path].open += e.open * scale;
+      }
+    }
   }
   return used;
 }
@@ -254,17 +332,28 @@ std::map<std::string, long double> RemoteUsed::Sum() const {
 }
 
 std::string RemoteUsed::Serialize() const {
-  std::string out = "FWRT 1\nat " + std::to_string(at) + "\nclusters " +
-                    std::to_string(synced_at.size()) + "\n";
+  std::string out = "FWRT 2\nat " + std::to_string(at) + " " + std::to_string(plan_index) +
+                    "\nclusters " + std::to_string(synced_at.size()) + "\n";
   for (const auto& [name, synced] : synced_at) {
     auto paths = by_cluster.find(name);
+    auto plans = plan_by_cluster.find(name);
     const size_t n = paths == by_cluster.end() ? 0 : paths->second.size();
-    out += "cluster " + Escape(name) + " " + std::to_string(synced) + " " + std::to_string(n) + "\n";
-    if (paths == by_cluster.end()) continue;
-    for (const auto& [path, usage] : paths->second) {
-      out += "u " + Escape(path) + " ";
-      AppendLongDouble(usage, &out);
-      out += "\n";
+    const size_t m = plans == plan_by_cluster.end() ? 0 : plans->second.size();
+    out += "cluster " + Escape(name) + " " + std::to_string(synced) + " " + std::to_string(n) + " " +
+           std::to_string(m) + "\n";
+    if (paths != by_cluster.end()) {
+      for (const auto& [path, usage] : paths->second) {
+        out += "u " + Escape(path) + " ";
+        AppendLongDouble(usage, &out);
+        out += "\n";
+      }
+    }
+    if (plans != plan_by_cluster.end()) {
+      for (const auto& [path, e] : plans->second) {
+        out += "p " + Escape(path) + " ";
+        AppendEntry(e, &out);
+        out += "\n";
+      }
     }
   }
   const uint64_t sum = Fnv1a64(out.data(), out.size());
@@ -279,7 +368,7 @@ bool RemoteUsed::Parse(const std::string& bytes, RemoteUsed* out, std::string* e
     if (error) *error = "remote usage used by the last pass: " + why;
     return false;
   };
-  if (bytes.compare(0, 7, "FWRT 1\n") != 0) return fail("not a FWRT 1 file");
+  if (bytes.compare(0, 7, "FWRT 2\n") != 0) return fail("not a FWRT 2 file");
   const size_t sum_at = bytes.rfind("checksum ");
   if (sum_at == std::string::npos || sum_at == 0 || bytes[sum_at - 1] != '\n' || bytes.back() != '\n') {
     return fail("truncated (no checksum line)");
@@ -293,18 +382,21 @@ bool RemoteUsed::Parse(const std::string& bytes, RemoteUsed* out, std::string* e
   std::string line;
   RemoteUsed parsed;
   int64_t count = 0;
-  if (!reader.NextLine(&line) || line.compare(0, 3, "at ") != 0 ||
-      !ParseDecimal(line.substr(3), false, &parsed.at) || !reader.NextLine(&line) ||
-      line.compare(0, 9, "clusters ") != 0 || !ParseDecimal(line.substr(9), false, &count)) {
+  std::vector<std::string> head;
+  if (!reader.NextLine(&line) || (head = SplitSpaces(line)).size() != 3 || head[0] != "at" ||
+      !ParseDecimal(head[1], false, &parsed.at) || !ParseDecimal(head[2], true, &parsed.plan_index) ||
+      !reader.NextLine(&line) || line.compare(0, 9, "clusters ") != 0 ||
+      !ParseDecimal(line.substr(9), false, &count)) {
     return fail("bad header");
   }
   for (int64_t k = 0; k < count; ++k) {
     if (!reader.NextLine(&line)) return fail("fewer clusters than announced");
     const std::vector<std::string> f = SplitSpaces(line);
     std::string name;
-    int64_t synced = 0, n = 0;
-    if (f.size() != 4 || f[0] != "cluster" || !Unescape(f[1], &name) ||
-        !ParseDecimal(f[2], false, &synced) || !ParseDecimal(f[3], false, &n)) {
+    int64_t synced = 0, n = 0, m = 0;
+    if (f.size() != 5 || f[0] != "cluster" || !Unescape(f[1], &name) ||
+        !ParseDecimal(f[2], false, &synced) || !ParseDecimal(f[3], false, &n) ||
+        !ParseDecimal(f[4], false, &m)) {
       return fail("bad cluster line");
     }
     parsed.synced_at[name] = synced;
@@ -317,6 +409,17 @@ bool RemoteUsed::Parse(const std::string& bytes, RemoteUsed* out, std::string* e
         return fail("bad path line");
       }
       parsed.by_cluster[name][path] = usage;
+    }
+    for (int64_t i = 0; i < m; ++i) {
+      std::string path;
+      PlannedUseEntry e;
+      if (!reader.NextLine(&line)) return fail("fewer plan entries than announced");
+      const std::vector<std::string> g = SplitSpaces(line);
+      if (g.size() != 6 || g[0] != "p" || !Unescape(g[1], &path) || !ParseValue(g[2], g[3], &e.history) ||
+          !ParseValue(g[4], g[5], &e.open)) {
+        return fail("bad plan line");
+      }
+      parsed.plan_by_cluster[name][path] = e;
     }
   }
   if (!reader.AtEnd()) return fail("more lines than announced");
@@ -367,7 +470,8 @@ std::string RemoteUsage::Serialize() const {
     out += "cluster " + Escape(name) + " " + std::to_string(c.high_water) + " " +
            std::to_string(c.as_of) + " " + std::to_string(c.ended.size()) + " " +
            std::to_string(c.running.size()) + " " + std::to_string(c.charged.size()) + " " +
-           std::to_string(c.open.size()) + "\n";
+           std::to_string(c.open.size()) + " " + std::to_string(c.plan_index) + " " +
+           std::to_string(c.plan_ended.size()) + " " + std::to_string(c.plan_running.size()) + "\n";
     for (const auto* sums : {&c.ended, &c.running}) {
       for (const auto& [path, usage] : *sums) {
         out += sums == &c.ended ? "e " : "r ";
@@ -381,6 +485,14 @@ std::string RemoteUsage::Serialize() const {
         out += jobs == &c.charged ? "c " : "o ";
         out += std::to_string(key.first) + " " + std::to_string(key.second) + " " +
                std::to_string(time) + "\n";
+      }
+    }
+    for (const auto* plan : {&c.plan_ended, &c.plan_running}) {
+      for (const auto& [path, e] : *plan) {
+        out += plan == &c.plan_ended ? "p " : "q ";
+        out += Escape(path) + " ";
+        AppendEntry(e, &out);
+        out += "\n";
       }
     }
   }
@@ -422,14 +534,15 @@ bool RemoteUsage::Parse(const std::string& bytes, RemoteUsage* out, std::string*
   for (int64_t k = 0; k < count; ++k) {
     if (!reader.NextLine(&line)) return Fail(error, "fewer clusters than announced");
     const std::vector<std::string> f = SplitSpaces(line);
-    int64_t n[6];
+    int64_t n[9];
     std::string name;
-    bool ok = f.size() == 8 && f[0] == "cluster" && Unescape(f[1], &name) && !name.empty();
-    for (int i = 0; ok && i < 6; ++i) ok = ParseDecimal(f[2 + i], false, &n[i]);
+    bool ok = f.size() == 11 && f[0] == "cluster" && Unescape(f[1], &name) && !name.empty();
+    for (int i = 0; ok && i < 9; ++i) ok = ParseDecimal(f[2 + i], i == 6, &n[i]);
     if (!ok) return Fail(error, "bad cluster line '" + line.substr(0, 80) + "'");
     RemoteClusterUsage& c = parsed.clusters_[name];
     c.high_water = n[0];
     c.as_of = n[1];
+    c.plan_index = n[6];
     for (int part = 0; part < 4; ++part) {
       static const char* kTags[] = {"e", "r", "c", "o"};
       for (int64_t i = 0; i < n[2 + part]; ++i) {
@@ -450,6 +563,19 @@ bool RemoteUsage::Parse(const std::string& bytes, RemoteUsage* out, std::string*
           }
         }
         if (!good) return Fail(error, "cluster " + name + ": bad line '" + line.substr(0, 80) + "'");
+      }
+    }
+    for (int part = 0; part < 2; ++part) {
+      for (int64_t i = 0; i < n[7 + part]; ++i) {
+        if (!reader.NextLine(&line)) return Fail(error, "cluster " + name + ": fewer lines than announced");
+        const std::vector<std::string> g = SplitSpaces(line);
+        std::string path;
+        PlannedUseEntry e;
+        if (g.size() != 6 || g[0] != (part == 0 ? "p" : "q") || !Unescape(g[1], &path) ||
+            !ParseValue(g[2], g[3], &e.history) || !ParseValue(g[4], g[5], &e.open)) {
+          return Fail(error, "cluster " + name + ": bad line '" + line.substr(0, 80) + "'");
+        }
+        (part == 0 ? c.plan_ended : c.plan_running)[path] = e;
       }
     }
   }

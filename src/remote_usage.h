@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "assoc_tree.h"
+#include "planned_use.h"
 
 namespace fairway {
 
@@ -69,7 +70,24 @@ struct RemoteClusterUsage {
   std::map<std::pair<uint32_t, int64_t>, int64_t> charged;
   // Jobs seen running, (job id, submit) -> start.
   std::map<std::pair<uint32_t, int64_t>, int64_t> open;
+  // Planned use (PlannedUseLedger's H and c per path, undecayed billing
+  // charged interval by interval): the ended jobs', rolled to plan_index,
+  // and the running jobs' as of the last sync (recounted each sync).
+  int64_t plan_index = -1;
+  std::map<std::string, PlannedUseEntry> plan_ended, plan_running;
 };
+
+// The planned-use interval and its decay D, for the remote ledgers.
+struct RemotePlan {
+  int64_t interval_s = 86400;
+  double per_interval_decay = 1;
+};
+
+// Rolls per-path ledger entries from interval `from` to `to` as
+// PlannedUseLedger::Roll does (H <- c + D*H at the first boundary, H <- D*H
+// at each further one, c <- 0); nothing when to <= from or from < 0.
+void RollPlanEntries(std::map<std::string, PlannedUseEntry>* entries, int64_t from, int64_t to,
+                     double per_interval_decay);
 
 struct RemoteSyncResult {
   size_t charged = 0;         // ended jobs charged by this sync
@@ -88,6 +106,12 @@ struct RemoteUsed {
   int64_t at = 0;
   std::map<std::string, int64_t> synced_at;  // cluster -> its last sync (0: never)
   std::map<std::string, std::map<std::string, long double>> by_cluster;  // cluster -> path -> usage
+  // Planned use: cluster -> path -> the ledger entry (scaled), rolled to
+  // at's interval (plan_index), ended and running jobs together.
+  int64_t plan_index = -1;
+  std::map<std::string, std::map<std::string, PlannedUseEntry>> plan_by_cluster;
+  // Per path, the ledger entries summed over the clusters.
+  std::map<std::string, PlannedUseEntry> PlanSum() const;
   // Per path, the sum over the clusters.
   std::map<std::string, long double> Sum() const;
   // Format FWRT 1, checksummed (state_codec.h); Parse rejects damage.
@@ -110,9 +134,11 @@ class RemoteUsage {
 
   // One sync of `cluster` at `now` with the jobs slurmdbd returned for
   // FetchSince and the cluster's associations (for the paths).
+  // plan: the planned-use ledgers are kept too (always, so that a switch
+  // to planned use finds them).
   RemoteSyncResult Sync(const std::string& cluster, const std::vector<RemoteAssoc>& assocs,
                         const std::vector<RemoteJob>& jobs, int64_t now, double decay_per_second,
-                        int64_t half_life_s);
+                        int64_t half_life_s, const RemotePlan& plan = RemotePlan());
 
   // Forgets the clusters not named.
   void Keep(const std::vector<std::string>& names);
@@ -124,7 +150,7 @@ class RemoteUsage {
       double decay_per_second) const;
   // The same, kept per cluster (Totals is its Sum).
   RemoteUsed Used(const std::vector<std::pair<std::string, double>>& clusters, int64_t now,
-                  double decay_per_second) const;
+                  double decay_per_second, const RemotePlan& plan = RemotePlan()) const;
 
   const std::map<std::string, RemoteClusterUsage>& clusters() const { return clusters_; }
 
@@ -141,6 +167,12 @@ class RemoteUsage {
 // The usage of `path` and of every path below it (its sub-accounts and
 // users) in by_path.
 long double RemoteUsageUnder(const std::map<std::string, long double>& by_path, const std::string& path);
+
+// Adds each path's ledger entry to its node of `tree` and every ancestor in
+// *ledger (ids as the tree's), as ChargePath charges; paths no node has are
+// dropped.
+void AddRemotePlan(const AssocTree& tree, const std::map<std::string, PlannedUseEntry>& by_path,
+                   PlannedUseLedger* ledger);
 
 // Per node of `tree`, the remote usage of its subtree: each path's usage
 // added to the node with that path and to every ancestor. Paths no node

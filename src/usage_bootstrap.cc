@@ -48,35 +48,39 @@ std::vector<long double> SubtreeUsage(const AssocTree& tree,
   return sums;
 }
 
+void ChargeIntervals(int64_t start, int64_t end, double billing, int64_t current,
+                     int64_t interval_s, double per_interval_decay, PlannedUseEntry* entry) {
+  if (interval_s <= 0 || !start || billing <= 0 || !std::isfinite(billing)) return;
+  for (int64_t t = start; t < end;) {
+    const int64_t k = t / interval_s;
+    const int64_t boundary = std::min(end, (k + 1) * interval_s);
+    const long double amount = static_cast<long double>(billing) * (boundary - t);
+    if (k >= current) {
+      entry->open += amount;
+    } else {
+      // Closed interval k weighs D^(current - 1 - k) in H.
+      entry->history += amount * std::pow(static_cast<long double>(per_interval_decay),
+                                          static_cast<long double>(current - 1 - k));
+    }
+    t = boundary;
+  }
+}
+
 PlannedUseLedger LedgerFromJobs(const AssocTree& tree, const std::vector<JobUsageRecord>& jobs,
                                 int64_t now, int64_t interval_s, double per_interval_decay) {
   PlannedUseLedger ledger;
   if (interval_s <= 0) return ledger;
   const int64_t current = now / interval_s;
-  // Per association, per interval index: billing-seconds charged.
-  std::map<uint32_t, std::map<int64_t, long double>> charged;
+  // Per association: its jobs charged interval by interval.
+  std::map<uint32_t, PlannedUseEntry> charged;
   for (const JobUsageRecord& job : jobs) {
     if (!job.start || job.billing <= 0 || !std::isfinite(job.billing)) continue;
-    int64_t end = job.end ? std::min(job.end, now) : now;
-    for (int64_t t = job.start; t < end;) {
-      int64_t k = t / interval_s;
-      int64_t boundary = std::min(end, (k + 1) * interval_s);
-      charged[job.assoc_id][k] += static_cast<long double>(job.billing) * (boundary - t);
-      t = boundary;
-    }
+    const int64_t end = job.end ? std::min(job.end, now) : now;
+    ChargeIntervals(job.start, end, job.billing, current, interval_s, per_interval_decay,
+                    &charged[job.assoc_id]);
   }
   ledger.interval_index = current;
-  for (const auto& [assoc_id, intervals] : charged) {
-    PlannedUseEntry entry;
-    for (const auto& [k, amount] : intervals) {
-      if (k >= current) {
-        entry.open += amount;
-      } else {
-        // Closed interval k weighs D^(current - 1 - k) in H.
-        entry.history += amount * std::pow(static_cast<long double>(per_interval_decay),
-                                           static_cast<long double>(current - 1 - k));
-      }
-    }
+  for (const auto& [assoc_id, entry] : charged) {
     // Charge the association and every ancestor, as ChargePath does.
     int32_t i = tree.Find(assoc_id);
     if (i < 0) {

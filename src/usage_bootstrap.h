@@ -40,6 +40,13 @@ std::map<uint32_t, long double> DecayedUsageByAssoc(const std::vector<JobUsageRe
 std::vector<long double> SubtreeUsage(const AssocTree& tree,
                                       const std::map<uint32_t, long double>& own_usage);
 
+// One job's billing x [start, end) charged into a ledger entry whose open
+// interval is `current` (floor(time / interval_s)), as charge-as-you-go
+// would have: the part in interval k >= current to the open interval, the
+// part in a closed interval k to the history, decayed by D^(current-1-k).
+void ChargeIntervals(int64_t start, int64_t end, double billing, int64_t current,
+                     int64_t interval_s, double per_interval_decay, PlannedUseEntry* entry);
+
 // The planned-use ledger the jobs would have produced with charge-as-you-go:
 // each job's billing-seconds split over the intervals it ran in, closed
 // intervals decayed by D per interval, charged to its association and every

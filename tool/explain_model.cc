@@ -73,6 +73,10 @@ void AddRemoteUsed(ExplainModel* model) {
     return;
   }
   model->have_remote = true;
+  // Planned use: the pass's ledger had the other clusters' entries too.
+  if (model->state.params.Mode() == FairshareMode::kPlannedUse) {
+    AddRemotePlan(model->tree, model->remote.PlanSum(), &model->ledger);
+  }
   const std::vector<long double> extra = RemoteSubtreeUsage(model->tree, model->remote.Sum(), nullptr);
   for (size_t i = 0; i < extra.size(); ++i) {
     const int32_t node = static_cast<int32_t>(i);

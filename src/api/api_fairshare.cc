@@ -237,8 +237,17 @@ bool fw_fairshare_with_remote(const fw_config_t* config, const fw_assoc_input_t*
     // Without TRESBillingWeights a CPU bills 1: the cluster's CPUs are the
     // planned-use capacity unless PriorityParameters sets one.
     const double cpus = capacity_cpus != FW_NO_VAL ? static_cast<double>(capacity_cpus) : 0.0;
-    const FairshareResults results =
-        ComputeFairshare(tree, config->params, ledger ? &ledger->ledger : nullptr, cpus);
+    // Planned use reads its ledger: the other clusters' ledger entries
+    // join a copy of it, by path, as their usage joined the tree's.
+    const PlannedUseLedger* use_ledger = ledger ? &ledger->ledger : nullptr;
+    PlannedUseLedger combined;
+    if (remote && !config->params.fairshare_clusters.empty() &&
+        config->params.Mode() == FairshareMode::kPlannedUse) {
+      if (ledger) combined = ledger->ledger;
+      AddRemotePlan(tree, remote->last_used.PlanSum(), &combined);
+      use_ledger = &combined;
+    }
+    const FairshareResults results = ComputeFairshare(tree, config->params, use_ledger, cpus);
     // Fair Tree and Fairway's own modes publish LevelFS and users' FairShare
     // through level_fs and fs_factor; the classic modes leave them alone.
     const bool fair_tree = SharesNormalizedLikeFairTree(results.mode);

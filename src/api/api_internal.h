@@ -97,6 +97,9 @@ char* MallocCopy(const std::string& text);
 // The same for state-file bytes, with *length set (0 on failure).
 char* MallocBytes(const std::string& bytes, size_t* length);
 
+// The planned-use interval and decay the remote ledgers follow.
+RemotePlan PlanOf(const fw_config& config);
+
 // Adds the remote clusters' usage (config's fairshare_clusters, decayed to
 // now and scaled) to every node of tree, each path's usage to its node and
 // every ancestor; logs once each path that has no node

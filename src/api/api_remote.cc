@@ -13,12 +13,20 @@
 
 namespace fairway::api {
 
+RemotePlan PlanOf(const fw_config& config) {
+  RemotePlan plan;
+  plan.interval_s = config.params.planned_use_interval_s;
+  plan.per_interval_decay =
+      PlannedUsePerIntervalDecay(config.params.planned_use_interval_s, config.params.decay_half_life_s);
+  return plan;
+}
+
 void AddRemoteUsage(const fw_config& config, fw_remote* remote, int64_t now, AssocTree* tree) {
   std::vector<std::pair<std::string, double>> clusters;
   for (const Params::RemoteCluster& c : config.params.fairshare_clusters) {
     clusters.emplace_back(c.name, c.scale);
   }
-  remote->last_used = remote->usage.Used(clusters, now, config.decay_per_second);
+  remote->last_used = remote->usage.Used(clusters, now, config.decay_per_second, PlanOf(config));
   const std::map<std::string, long double> totals = remote->last_used.Sum();
   std::vector<std::string> unmatched;
   const std::vector<long double> extra = RemoteSubtreeUsage(*tree, totals, &unmatched);
@@ -120,8 +128,9 @@ void fw_remote_sync(fw_remote_t* remote, const fw_config_t* config, const char* 
       }
       j.push_back(job);
     }
-    const fairway::RemoteSyncResult r = remote->usage.Sync(
-        cluster, a, j, now, config->decay_per_second, config->params.decay_half_life_s);
+    const fairway::RemoteSyncResult r =
+        remote->usage.Sync(cluster, a, j, now, config->decay_per_second,
+                           config->params.decay_half_life_s, fairway::api::PlanOf(*config));
     std::vector<std::string> named;
     for (const fairway::Params::RemoteCluster& c : config->params.fairshare_clusters) {
       named.push_back(c.name);

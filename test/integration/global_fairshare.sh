@@ -19,6 +19,8 @@
 # - fwa's slurmctld killed with kill -9 and restarted: the remote usage is
 #   recovered, not charged twice;
 # - fairway explain on fwa equals the controller and shows fwb's part;
+# - in planned use, fwb's usage joins the ledger (a's u > 0 with no local
+#   usage) and explain still equals the controller;
 # - fairway report on fwa with --clusters fwb: each user's CPU-seconds over
 #   both clusters, as sacct says.
 set -u
@@ -244,13 +246,39 @@ check_order "after kill -9" lower
 # ------------------------------------------------ fairway explain on fwa ---
 # It recomputes fairshare with what the last pass added of fwb's usage
 # (StateSaveLocation/fairway_remote_used) and shows each cluster's part.
+# fwb's part, printed to the CPU-second: sacct's sum (decayed by seconds).
+fwb_secs=$(ended_jobs fwb | awk -F'|' '{s += $1 * $2} END {print s}')
 if with_cluster "$dir/a" "$FAIRWAY" explain assoc b,fwuser1 > "$dir/explain.txt" 2>&1 \
    && grep -q "recomputed fairshare equals the controller's" "$dir/explain.txt" \
-   && grep -Eq "b/fwuser1 +local 0 \+ fwb 25 = 25" "$dir/explain.txt" \
+   && grep -Eq "b/fwuser1 +local 0 \+ fwb $fwb_secs = $fwb_secs" "$dir/explain.txt" \
    && grep -q "cluster fwb: last synced" "$dir/explain.txt"; then
   pass "fairway explain assoc b,fwuser1 on fwa equals the controller: $(grep -E 'b/fwuser1 +local' "$dir/explain.txt" | sed 's/^ *//'); $(grep 'cluster fwb:' "$dir/explain.txt" | sed 's/^ *//')"
 else
   fail "fairway explain with fwb's usage: $(tail -5 "$dir/explain.txt")"
+fi
+
+# --------------------------------------------------------- planned use ---
+# The other cluster's usage joins planned use's ledger: a (usage on fwb
+# only) gets a usage index u > 0 on fwa, and explain still equals the
+# controller (fwa's ledger file plus fairway_remote_used's entries).
+cat > "$dir/planned.conf" <<'EOF'
+PriorityParameters=fairshare=planned_use,fairshare_clusters=fwb,fairshare_sync=5
+EOF
+log_from=$(stat -c %s "$dir/a/log/slurmctld.log")
+restart_ctld "$dir/a" priority/fairway "$dir/planned.conf" > "$dir/restart.pu" 2>&1 \
+  || fail "restart in planned use: $(tail -3 "$dir/restart.pu")"
+sleep 6  # one sync, then a pass
+pass_on_a || fail "no decay pass in planned use"
+with_cluster "$dir/a" sshare -a -P -o account,user,rawusage,effectvusage > "$dir/sshare.pu"
+u_a=$(awk -F'|' '{sub(/^ +/, "", $1)} $1 == "a" && $2 == "" {print $4}' "$dir/sshare.pu")
+raw_a=$(awk -F'|' '{sub(/^ +/, "", $1)} $1 == "a" && $2 == "" {print $3}' "$dir/sshare.pu")
+if tail -c +$((log_from + 1)) "$dir/a/log/slurmctld.log" | grep -q "fairshare mode planned_use" \
+   && [ "$raw_a" = 0 ] && awk -v u="$u_a" 'BEGIN {exit !(u > 0)}' \
+   && with_cluster "$dir/a" "$FAIRWAY" explain assoc b,fwuser1 > "$dir/explain.pu" 2>&1 \
+   && grep -q "recomputed fairshare equals the controller's" "$dir/explain.pu"; then
+  pass "planned use on the sum: a's usage index u = $u_a from fwb's usage alone (RawUsage 0); explain equals the controller"
+else
+  fail "planned use on the sum: a RawUsage $raw_a, u $u_a; $(tail -3 "$dir/explain.pu")"
 fi
 
 # ------------------------------------------- fairway report over both ---

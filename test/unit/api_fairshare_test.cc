@@ -15,6 +15,8 @@
 #include "fairshare.h"
 #include "planned_use.h"
 #include "decay.h"
+#include "api/api_internal.h"
+#include "remote_usage.h"
 #include "usage_bootstrap.h"
 
 namespace fairway::test {
@@ -355,6 +357,38 @@ TEST(ApiFairshare, PlannedUseReadsTheLedgerAndCapacity) {
   ASSERT_TRUE(
       fw_fairshare(c.get(), s.in.data(), s.in.size(), true, ledger, FW_NO_VAL, none.data()));
   CheckWritten(s, Expected(s, p, true, &copy, 0), true, none, "planned use, no capacity");
+
+  // fairshare_clusters: another cluster's ledger entries join a copy of
+  // the ledger along the path (b/u3, b, root), nothing else changes.
+  fw_config_input_t remote_in = in;
+  remote_in.priority_parameters = "fairshare=planned_use,fairshare_clusters=other";
+  ConfigHolder rc(remote_in);
+  const int64_t now = 1700000000 + 86400;
+  fw_remote_t* remote = fw_remote_create();
+  const fw_remote_assoc_t assocs[] = {{100, "root", "", "", ""}, {101, "b", "", "", "root"},
+                                      {102, "b", "u3", "", ""}};
+  const fw_remote_job_t jobs[] = {{1, now - 90000, 102, now - 80000, now - 100, "1=4,5=4000"}};
+  fw_remote_sync_t sync;
+  fw_remote_sync(remote, rc.get(), "other", assocs, 3, jobs, 1, now, &sync);
+  ASSERT_EQ(sync.charged, 1u);
+  std::vector<fw_assoc_result_t> with_remote(s.in.size());
+  ASSERT_TRUE(fw_fairshare_with_remote(rc.get(), s.in.data(), s.in.size(), true, ledger, 64, remote, now,
+                                       with_remote.data()));
+  const RemoteUsed used = remote->last_used;
+  PlannedUseLedger combined = copy;
+  AssocTree tree;
+  ASSERT_TRUE(tree.Build(s.nodes, true, &why)) << why;
+  AddRemotePlan(tree, used.PlanSum(), &combined);
+  ASSERT_GT(combined.entries.at(6).history + combined.entries.at(6).open, 0);
+  // Its usage joins the tree's too (usage_norm), as in the other modes.
+  Snapshot want = s;
+  const std::vector<long double> extra = RemoteSubtreeUsage(tree, used.Sum(), nullptr);
+  for (size_t k = 0; k < want.nodes.size(); ++k) want.nodes[k].usage_raw += extra[k];
+  CheckWritten(s, Expected(want, ParamsOf(remote_in), true, &combined, 64), true, with_remote,
+               "planned use with the other cluster's ledger");
+  EXPECT_LT(with_remote[5].fs_factor, 1.0);  // u3 is beyond its plan with the other cluster's usage
+  EXPECT_EQ(out[5].fs_factor, 1.0);         // and within it on local usage alone
+  fw_remote_destroy(remote);
   fw_ledger_destroy(ledger);
 }
 

@@ -187,11 +187,56 @@ TEST(RemoteUsage, UsedKeepsEachClustersPartAndRoundTrips) {
   EXPECT_FALSE(RemoteUsed::Parse(damaged, &back, &error));
 }
 
+// The remote ledgers hold what charge-as-you-go would have: the same H and
+// c as the usage bootstrap's LedgerFromJobs over the same jobs, however
+// many intervals later they are read.
+TEST(RemoteUsage, PlanLedgersMatchChargeAsYouGo) {
+  RemoteUsage r;
+  const double f = DecayFactorPerSecond(kHalfLife);
+  RemotePlan plan;
+  plan.interval_s = 3600;
+  plan.per_interval_decay = PlannedUsePerIntervalDecay(3600, kHalfLife);
+  const int64_t t0 = 1'800'000'000 / 3600 * 3600 + 1800;  // half past an hour
+  // An ended job over two hours, one still running.
+  std::vector<RemoteJob> jobs = {Job(1, 13, t0 - 5400, t0 - 600, 3), Job(2, 13, t0 - 1200, 0, 2)};
+  r.Sync("b", RemoteTree(), jobs, t0, f, kHalfLife, plan);
+  const int64_t later = t0 + 3 * 3600 + 60;
+  const RemoteUsed used = r.Used({{"b", 1.0}}, later, f, plan);
+  // LedgerFromJobs on a one-node tree for the path, the running job as
+  // seen at the sync.
+  std::vector<AssocNode> nodes(1);
+  nodes[0].id = 1;
+  nodes[0].acct = "root";
+  AssocTree tree;
+  std::string error;
+  ASSERT_TRUE(tree.Build(nodes, true, &error)) << error;
+  const PlannedUseLedger want = LedgerFromJobs(
+      tree, {{1, t0 - 5400, t0 - 600, 3}, {1, t0 - 1200, t0, 2}}, later, 3600, plan.per_interval_decay);
+  const PlannedUseEntry& got = used.plan_by_cluster.at("b").at("root/a/b|alice");
+  EXPECT_EQ(used.plan_index, later / 3600);
+  EXPECT_NEAR(static_cast<double>(got.history), static_cast<double>(want.entries.at(1).history),
+              1e-9 * static_cast<double>(want.entries.at(1).history));
+  EXPECT_EQ(got.open, 0);  // no usage after the sync: the open interval is empty
+  // Added to the local ledger along the path.
+  const AssocTree local = LocalTree();
+  PlannedUseLedger ledger;
+  ledger.entries[2].history = 5;
+  AddRemotePlan(local, used.PlanSum(), &ledger);
+  EXPECT_EQ(ledger.entries.at(4).history, got.history);
+  EXPECT_EQ(ledger.entries.at(2).history, 5 + got.history);
+  EXPECT_EQ(ledger.entries.at(1).history, got.history);
+  EXPECT_EQ(ledger.entries.count(5), 0u);
+}
+
 TEST(RemoteUsage, StateRoundTripsAndDamageIsRefused) {
   RemoteUsage r;
   const double f = DecayFactorPerSecond(kHalfLife);
   const int64_t t0 = 1'800'000'000;
-  r.Sync("b", RemoteTree(), {Job(1, 13, t0 - 600, t0 - 100), Job(2, 15, t0 - 300, 0)}, t0, f, kHalfLife);
+  RemotePlan plan;
+  plan.interval_s = 3600;
+  plan.per_interval_decay = 0.99;
+  r.Sync("b", RemoteTree(), {Job(1, 13, t0 - 600, t0 - 100), Job(2, 15, t0 - 300, 0)}, t0, f, kHalfLife,
+         plan);
   const std::string bytes = r.Serialize();
   RemoteUsage back;
   std::string error;
@@ -199,6 +244,9 @@ TEST(RemoteUsage, StateRoundTripsAndDamageIsRefused) {
   EXPECT_EQ(back.Serialize(), bytes);
   EXPECT_EQ(back.clusters().at("b").ended, r.clusters().at("b").ended);
   EXPECT_EQ(back.clusters().at("b").open.size(), 1u);
+  EXPECT_EQ(back.clusters().at("b").plan_index, t0 / 3600);
+  EXPECT_EQ(back.clusters().at("b").plan_ended.at("root/a/b|alice").open,
+            r.clusters().at("b").plan_ended.at("root/a/b|alice").open);
   std::string damaged = bytes;
   damaged[damaged.size() / 2] ^= 1;
   EXPECT_FALSE(RemoteUsage::Parse(damaged, &back, &error));
