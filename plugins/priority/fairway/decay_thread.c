@@ -101,13 +101,14 @@ void fw_decay_thread_start(void)
 {
 	if (!prepared)
 		fw_decay_thread_prepare();
+	/* The other clusters' usage lives as long as the decay does; its
+	 * state is read before the first pass. */
+	fw_remote_thread_start();
 	pthread_mutex_lock(&decay.mutex);
 	fw_thread_start_locked(
 		&decay, thread_main,
 		"cannot start the decay thread: %s; no decay, charging or fairshare until slurmctld restarts");
 	pthread_mutex_unlock(&decay.mutex);
-	/* The other clusters' usage lives as long as the decay does. */
-	fw_remote_thread_start();
 }
 
 /* Wakes the thread, waits for its current pass to finish and joins it. */

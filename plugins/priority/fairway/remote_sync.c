@@ -172,20 +172,32 @@ static void sync_all(const fw_config_t *config)
 		save_state();
 }
 
+/* The state file is read once, when a cluster is first named: at start
+ * before the decay thread's first pass (fw_remote_thread_start), else by
+ * the thread after a reconfigure named one. */
+static pthread_mutex_t load_mutex = PTHREAD_MUTEX_INITIALIZER;
+static bool loaded; /* under load_mutex */
+
+static void load_once(const fw_config_t *config)
+{
+	if (!fw_settings(config)->remote_cluster_cnt)
+		return;
+	pthread_mutex_lock(&load_mutex);
+	if (!loaded)
+		load_state();
+	loaded = true;
+	pthread_mutex_unlock(&load_mutex);
+}
+
 static void *thread_main(void *unused)
 {
 	pthread_setname_np(pthread_self(), "fw_remote");
-	bool loaded =
-		false; /* the state file is read once a cluster is named */
 	struct timespec deadline;
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
 	for (;;) {
 		fw_config_t *config = fw_config_get();
 		const fw_settings_t *s = fw_settings(config);
-		if (s->remote_cluster_cnt && !loaded) {
-			load_state();
-			loaded = true;
-		}
+		load_once(config);
 		if (s->remote_cluster_cnt)
 			sync_all(config);
 		int64_t period = s->fairshare_sync_s ? s->fairshare_sync_s :
@@ -204,6 +216,10 @@ static void *thread_main(void *unused)
 
 void fw_remote_thread_start(void)
 {
+	/* The first pass must see the usage the last run saved. */
+	fw_config_t *config = fw_config_get();
+	load_once(config);
+	fw_config_unref(config);
 	pthread_mutex_lock(&syncer.mutex);
 	fw_thread_start_locked(
 		&syncer, thread_main,

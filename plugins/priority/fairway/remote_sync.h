@@ -21,11 +21,12 @@ void fw_remote_release(void);
  * without it). */
 void fw_remote_save_used(void);
 
-/* Starts the "fw_remote" thread (once; with the decay thread): it loads
- * StateSaveLocation/fairway_remote_usage, then syncs every configured
- * cluster every fairshare_sync seconds (0: PriorityCalcPeriod) and saves
- * the file after each sync. It idles while no cluster is configured.
- * Requires no lock. */
+/* Reads StateSaveLocation/fairway_remote_usage when a cluster is named
+ * (in the caller, so that the decay thread's first pass sees it) and
+ * starts the "fw_remote" thread (once; before the decay thread), which
+ * syncs every configured cluster every fairshare_sync seconds (0:
+ * PriorityCalcPeriod) and saves the file after each sync. It idles while
+ * no cluster is configured. Requires no lock. */
 void fw_remote_thread_start(void);
 /* Wakes it, waits for its current sync to end and joins it. Requires no
  * lock. */
