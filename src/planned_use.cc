@@ -401,10 +401,7 @@ std::string SerializeLedger(const PlannedUseLedger& ledger) {
     AppendLongDouble(e.open, &out);
     out += '\n';
   }
-  const uint64_t sum = Fnv1a64(out.data(), out.size());
-  out += "checksum ";
-  AppendHex64(sum, &out);
-  out += '\n';
+  AppendChecksumLine(&out);
   return out;
 }
 

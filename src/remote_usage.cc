@@ -356,10 +356,7 @@ std::string RemoteUsed::Serialize() const {
       }
     }
   }
-  const uint64_t sum = Fnv1a64(out.data(), out.size());
-  out += "checksum ";
-  AppendHex64(sum, &out);
-  out += "\n";
+  AppendChecksumLine(&out);
   return out;
 }
 
@@ -369,15 +366,9 @@ bool RemoteUsed::Parse(const std::string& bytes, RemoteUsed* out, std::string* e
     return false;
   };
   if (bytes.compare(0, 7, "FWRT 2\n") != 0) return fail("not a FWRT 2 file");
-  const size_t sum_at = bytes.rfind("checksum ");
-  if (sum_at == std::string::npos || sum_at == 0 || bytes[sum_at - 1] != '\n' || bytes.back() != '\n') {
-    return fail("truncated (no checksum line)");
-  }
-  uint64_t stored = 0;
-  if (!ParseHex64(bytes.substr(sum_at + 9, bytes.size() - sum_at - 10), &stored) ||
-      Fnv1a64(bytes.data(), sum_at) != stored) {
-    return fail("checksum mismatch (damaged)");
-  }
+  size_t sum_at = 0;
+  std::string why;
+  if (!CheckChecksumLine(bytes, &sum_at, &why)) return fail(why);
   LineReader reader(bytes, 7, sum_at);
   std::string line;
   RemoteUsed parsed;
@@ -496,10 +487,7 @@ std::string RemoteUsage::Serialize() const {
       }
     }
   }
-  const uint64_t sum = Fnv1a64(out.data(), out.size());
-  out += "checksum ";
-  AppendHex64(sum, &out);
-  out += "\n";
+  AppendChecksumLine(&out);
   return out;
 }
 
@@ -514,15 +502,9 @@ bool RemoteUsage::Parse(const std::string& bytes, RemoteUsage* out, std::string*
     return Fail(error, "unsupported version (expected " + std::to_string(kVersion) + ")");
   }
   // The checksum line closes the file.
-  const size_t sum_at = bytes.rfind("checksum ");
-  if (sum_at == std::string::npos || sum_at == 0 || bytes[sum_at - 1] != '\n' || bytes.back() != '\n') {
-    return Fail(error, "truncated (no checksum line)");
-  }
-  uint64_t stored = 0;
-  if (!ParseHex64(bytes.substr(sum_at + 9, bytes.size() - sum_at - 10), &stored)) {
-    return Fail(error, "the checksum is not 16 lowercase hex digits");
-  }
-  if (Fnv1a64(bytes.data(), sum_at) != stored) return Fail(error, "checksum mismatch (damaged)");
+  size_t sum_at = 0;
+  std::string why;
+  if (!CheckChecksumLine(bytes, &sum_at, &why)) return Fail(error, why);
   LineReader reader(bytes, header_end + 1, sum_at);
   std::string line;
   int64_t count = 0;

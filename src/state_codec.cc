@@ -48,6 +48,32 @@ void AppendLongDouble(long double x, std::string* out) {
   AppendHex64(DoubleBits(lo), out);
 }
 
+void AppendChecksumLine(std::string* out) {
+  const uint64_t sum = Fnv1a64(out->data(), out->size());
+  *out += "checksum ";
+  AppendHex64(sum, out);
+  *out += "\n";
+}
+
+bool CheckChecksumLine(const std::string& bytes, size_t* body_end, std::string* why) {
+  const size_t at = bytes.rfind("checksum ");
+  if (at == std::string::npos || at == 0 || bytes[at - 1] != '\n' || bytes.back() != '\n') {
+    *why = "truncated (no checksum line)";
+    return false;
+  }
+  uint64_t stored = 0;
+  if (!ParseHex64(bytes.substr(at + 9, bytes.size() - at - 10), &stored)) {
+    *why = "the checksum is not 16 lowercase hex digits";
+    return false;
+  }
+  if (Fnv1a64(bytes.data(), at) != stored) {
+    *why = "checksum mismatch (damaged)";
+    return false;
+  }
+  *body_end = at;
+  return true;
+}
+
 bool LineReader::NextLine(std::string* line) {
   if (pos_ >= end_) return false;
   size_t nl = text_.find('\n', pos_);

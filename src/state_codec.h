@@ -26,6 +26,12 @@ double BitsDouble(uint64_t bits);
 void AppendLongDouble(long double x, std::string* out);
 // Decimal without leading zeros (except "0"), '-' only when allowed.
 bool ParseDecimal(const std::string& s, bool allow_negative, int64_t* out);
+// Appends the closing line "checksum <Fnv1a64 of *out so far>\n".
+void AppendChecksumLine(std::string* out);
+// Checks the closing checksum line of bytes; true with *body_end, where
+// that line starts (the checksum covers bytes[0, body_end)), else false
+// with *why: no such line, not 16 lowercase hex digits, or a mismatch.
+bool CheckChecksumLine(const std::string& bytes, size_t* body_end, std::string* why);
 // The fields of a line between single spaces (empty fields kept).
 std::vector<std::string> SplitSpaces(const std::string& line);
 
