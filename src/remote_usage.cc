@@ -317,12 +317,6 @@ RemoteUsed RemoteUsage::Used(const std::vector<std::pair<std::string, double>>& 
   return used;
 }
 
-std::map<std::string, long double> RemoteUsage::Totals(
-    const std::vector<std::pair<std::string, double>>& clusters, int64_t now,
-    double decay_per_second) const {
-  return Used(clusters, now, decay_per_second).Sum();
-}
-
 std::map<std::string, long double> RemoteUsed::Sum() const {
   std::map<std::string, long double> out;
   for (const auto& [cluster, paths] : by_cluster) {

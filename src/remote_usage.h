@@ -143,12 +143,9 @@ class RemoteUsage {
   // Forgets the clusters not named.
   void Keep(const std::vector<std::string>& names);
 
-  // Per path, the sum over `clusters` (name, scale) of scale x (ended +
-  // running) decayed from its as_of to now.
-  std::map<std::string, long double> Totals(
-      const std::vector<std::pair<std::string, double>>& clusters, int64_t now,
-      double decay_per_second) const;
-  // The same, kept per cluster (Totals is its Sum).
+  // Per cluster of `clusters` (name, scale) and path, scale x (ended +
+  // running) decayed from its as_of to now, and the planned-use entries
+  // rolled to now's interval (RemoteUsed::Sum and PlanSum add them up).
   RemoteUsed Used(const std::vector<std::pair<std::string, double>>& clusters, int64_t now,
                   double decay_per_second, const RemotePlan& plan = RemotePlan()) const;
 

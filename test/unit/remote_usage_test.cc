@@ -140,10 +140,10 @@ TEST(RemoteUsage, TotalsDecayScaleAndSumClusters) {
   r.Sync("b", RemoteTree(), {Job(1, 13, t0 - 600, t0 - 100)}, t0, f, kHalfLife);
   r.Sync("c", RemoteTree(), {Job(1, 13, t0 - 600, t0 - 100)}, t0, f, kHalfLife);
   const long double one = r.clusters().at("b").ended.at("root/a/b|alice");
-  auto totals = r.Totals({{"b", 1.0}, {"c", 0.5}}, t0 + kHalfLife, f);
+  auto totals = r.Used({{"b", 1.0}, {"c", 0.5}}, t0 + kHalfLife, f).Sum();
   EXPECT_NEAR(static_cast<double>(totals.at("root/a/b|alice") / one), 1.5 * std::pow(f, kHalfLife), 1e-12);
   r.Keep({"b"});
-  totals = r.Totals({{"b", 1.0}, {"c", 0.5}}, t0, f);
+  totals = r.Used({{"b", 1.0}, {"c", 0.5}}, t0, f).Sum();
   EXPECT_EQ(totals.at("root/a/b|alice"), one);
 }
 
@@ -176,7 +176,10 @@ TEST(RemoteUsage, UsedKeepsEachClustersPartAndRoundTrips) {
   const RemoteUsed used = r.Used({{"b", 1.0}, {"c", 2.0}, {"gone", 1.0}}, t0 + 10, f);
   EXPECT_EQ(used.synced_at.at("gone"), 0);
   EXPECT_EQ(used.synced_at.at("b"), t0);
-  EXPECT_EQ(used.Sum(), r.Totals({{"b", 1.0}, {"c", 2.0}, {"gone", 1.0}}, t0 + 10, f));
+  // b charged alice's path, c erin's (scaled 2): the sum keeps both.
+  EXPECT_EQ(used.Sum().at("root/a/b|alice"), used.by_cluster.at("b").at("root/a/b|alice"));
+  EXPECT_EQ(used.Sum().at("root/d|erin"), used.by_cluster.at("c").at("root/d|erin"));
+  EXPECT_EQ(used.Sum().size(), 2u);
   RemoteUsed back;
   std::string error;
   ASSERT_TRUE(RemoteUsed::Parse(used.Serialize(), &back, &error)) << error;
