@@ -15,7 +15,7 @@ namespace {
 
 constexpr const char* kKnownKeys =
     "fairshare, planned_use_interval, planned_use_capacity, planned_use_charge, "
-    "usage_bootstrap, fairshare_clusters, fairshare_sync";
+    "usage_bootstrap, fairshare_clusters, fairshare_sync, change_check";
 constexpr const char* kSetting = "PriorityParameters";
 
 Diagnostic BadValue(const std::string& key, const std::string& value,
@@ -274,6 +274,16 @@ Diagnostics ParsePriorityParameters(std::string_view text, Params* params,
                                      : std::string("every decay pass")));
       } else {
         params->fairshare_sync_s = *seconds;
+      }
+    } else if (key == "change_check") {
+      std::optional<int64_t> seconds = ParseUnsigned(value);
+      if (!seconds || *seconds > 3600) {
+        diagnostics.push_back(BadValue(
+            key, value, "expected seconds from 0 (off) to 3600",
+            params->change_check_s ? std::to_string(params->change_check_s) + " s"
+                                   : std::string("off")));
+      } else {
+        params->change_check_s = *seconds;
       }
     } else if (key == "usage_bootstrap") {
       std::string v = ToLower(value);

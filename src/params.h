@@ -66,6 +66,11 @@ struct Params {
   };
   std::vector<RemoteCluster> fairshare_clusters;
   int64_t fairshare_sync_s = 0;  // fairshare_sync; 0 = every decay pass
+  // change_check: how often (s) the decay thread looks for a change that
+  // moves priorities (associations, QOS, partitions, job ends,
+  // reconfigure) and runs a pass when it finds one; 0 = passes only every
+  // PriorityCalcPeriod, as multifactor.
+  int64_t change_check_s = 2;
 
   // The fairshare mode in force: PriorityParameters wins over PriorityFlags.
   FairshareMode Mode() const;
@@ -77,7 +82,7 @@ struct Params {
 // Diagnostic naming the key and value; the key then keeps its previous value
 // in *params. Known keys: fairshare, planned_use_interval,
 // planned_use_capacity, planned_use_charge, usage_bootstrap,
-// fairshare_clusters, fairshare_sync. fairshare_clusters takes a list: the
+// fairshare_clusters, fairshare_sync, change_check. fairshare_clusters takes a list: the
 // items after it that have no '=' are more clusters
 // ("fairshare_clusters=gpu:2,cloud,fairshare_sync=600"). The whole list is
 // dropped (the previous one kept) when any of its names is empty or not a

@@ -97,6 +97,7 @@ void Derive(fw_config* c) {
   s.remote_cluster_cnt = c->remote_cluster_names.size();
   s.remote_clusters = c->remote_cluster_names.empty() ? nullptr : c->remote_cluster_names.data();
   s.fairshare_sync_s = p.fairshare_sync_s;
+  s.change_check_s = p.change_check_s;
 }
 
 static_assert(static_cast<int>(FairshareMode::kClassic) == FW_MODE_CLASSIC &&

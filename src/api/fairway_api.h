@@ -106,6 +106,9 @@ typedef struct {
   size_t remote_cluster_cnt;
   const char *const *remote_clusters;
   int64_t fairshare_sync_s;
+  /* PriorityParameters=change_check: seconds between looks for a change
+   * that moves priorities (0: passes every PriorityCalcPeriod only). */
+  int64_t change_check_s;
 } fw_settings_t;
 
 typedef struct fw_config fw_config_t; /* immutable once made; reference-counted */

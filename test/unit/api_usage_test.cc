@@ -463,6 +463,40 @@ TEST(ApiCharge, ChargeIsComputeJobCharge) {
   }
 }
 
+// A pass that a change triggers early (issue 47) charges from the last
+// pass to its own clock, not a whole PriorityCalcPeriod: split anywhere, the
+// slices charge exactly the elapsed seconds once, undiscounted usage adds up
+// exactly, and the decay of the parts composes to the decay of the whole.
+TEST(ApiCharge, AnEarlyPassChargesTheElapsedTimeExactly) {
+  fw_config_input_t in = DefaultInput();
+  in.decay_half_life_s = 3600;
+  ConfigHolder c(in);
+  const int64_t last = kNow - 300;  // the previous pass
+  auto charge = [&](int64_t from, int64_t to) {
+    fw_charge_input_t job = RunningJob(nullptr, 0);
+    job.start_period = from;
+    job.end_period = to;
+    fw_charge_t out{};
+    fw_charge_job(c.get(), &job, nullptr, &out);
+    return out;
+  };
+  const fw_charge_t whole = charge(last, kNow);
+  EXPECT_EQ(whole.run_delta_s, 300);
+  for (int64_t early : {1, 2, 7, 150, 299}) {
+    const fw_charge_t a = charge(last, last + early);
+    const fw_charge_t b = charge(last + early, kNow);
+    EXPECT_EQ(a.run_delta_s, early);
+    EXPECT_EQ(a.run_delta_s + b.run_delta_s, whole.run_delta_s) << early;
+    EXPECT_EQ(a.run_nodecay_s + b.run_nodecay_s, whole.run_nodecay_s) << early;
+    EXPECT_DOUBLE_EQ(a.real_nodecay + b.real_nodecay, whole.real_nodecay) << early;
+    EXPECT_NEAR(fw_decay_over(c.get(), early) * fw_decay_over(c.get(), 300 - early),
+                fw_decay_over(c.get(), 300), 1e-15)
+        << early;
+  }
+  // The same second twice charges nothing (the thread waits for the clock).
+  EXPECT_EQ(charge(kNow, kNow).run_delta_s, 0);
+}
+
 void NoteUnderflow(void* arg, uint32_t index, uint64_t release, uint64_t remaining) {
   static_cast<std::vector<std::vector<uint64_t>>*>(arg)->push_back({index, release, remaining});
 }

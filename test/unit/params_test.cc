@@ -353,7 +353,24 @@ TEST(Diagnostic, ParsedUnknownKeyFormatsAsDocumented) {
   EXPECT_EQ(d[0].Format(),
             "PriorityParameters: unknown key 'fairshar' (ignored; known keys: fairshare, "
             "planned_use_interval, planned_use_capacity, planned_use_charge, usage_bootstrap, "
-            "fairshare_clusters, fairshare_sync)");
+            "fairshare_clusters, fairshare_sync, change_check)");
+}
+
+TEST(Params, ChangeCheckSecondsDefaultTwoZeroOff) {
+  Params p;
+  EXPECT_EQ(p.change_check_s, 2);
+  EXPECT_TRUE(ParsePriorityParameters("change_check=0", &p).empty());
+  EXPECT_EQ(p.change_check_s, 0);
+  EXPECT_TRUE(ParsePriorityParameters("change_check=10", &p).empty());
+  EXPECT_EQ(p.change_check_s, 10);
+  // A bad value keeps the previous one, and says which.
+  Diagnostics d = ParsePriorityParameters("change_check=soon", &p);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(p.change_check_s, 10);
+  EXPECT_NE(d[0].Format().find("using 10 s"), std::string::npos) << d[0].Format();
+  d = ParsePriorityParameters("change_check=3601", &p);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(p.change_check_s, 10);
 }
 
 TEST(Diagnostic, HasErrorsIgnoresWarnings) {
