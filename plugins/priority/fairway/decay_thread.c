@@ -1,14 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The thread that runs the decay pass every PriorityCalcPeriod (named
- * "fw_decay" to be told from multifactor's "decay"). It owns the thread
- * and its sleep only; a pass is decay_pass.c's. No Slurm header here. */
+ * "fw_decay" to be told from multifactor's "decay"), and sooner when
+ * something that moves priorities changed: it looks every change_check
+ * seconds (PriorityParameters) for a job end or a reconfigure noted by the
+ * entry points and for a changed fingerprint of associations, QOS and
+ * partitions (changes.h), which no callback reports. It owns the thread,
+ * its sleep and the triggers; a pass is decay_pass.c's. No Slurm header
+ * here. */
 #define _GNU_SOURCE /* pthread_setname_np */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "decay_thread.h"
+#include "changes.h"
 #include "config_store.h"
 #include "decay_pass.h"
 #include "fw_host.h"
@@ -28,6 +35,8 @@ static bool prepared = false;
  * the caller never waits for a pass. */
 static atomic_bool reconfig_requested;
 static _Atomic time_t last_ran;
+/* fw_trigger_t bits noted by the entry points since the last look. */
+static atomic_uint noted;
 
 time_t fw_last_decay_ran(void)
 {
@@ -37,6 +46,46 @@ time_t fw_last_decay_ran(void)
 void fw_decay_thread_reconfig(void)
 {
 	atomic_store(&reconfig_requested, true);
+	fw_decay_thread_note(FW_TRIGGER_RECONFIG);
+}
+
+void fw_decay_thread_note(fw_trigger_t trigger)
+{
+	atomic_fetch_or(&noted, (unsigned) trigger);
+}
+
+/* The names of the triggers in *bits, joined by '+' ("job_end+assoc"). */
+static void trigger_names(unsigned bits, char *out, size_t size)
+{
+	static const char *const names[] = {
+		"start", "timer", "job_end", "reconfigure", "partition",
+		"assoc", "qos",   "usage",   "backfill"
+	};
+	out[0] = '\0';
+	size_t used = 0;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!(bits & (1u << i)) || used + strlen(names[i]) + 2 > size)
+			continue;
+		used += (size_t) snprintf(out + used, size - used, "%s%s",
+					  used ? "+" : "", names[i]);
+	}
+}
+
+static double mono_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+/* The triggers the records show: which fingerprint moved since *seen. */
+static unsigned changed(const fw_changes_t *now, const fw_changes_t *seen)
+{
+	return (now->partitions != seen->partitions ? FW_TRIGGER_PARTITION :
+						      0) |
+	       (now->assocs != seen->assocs ? FW_TRIGGER_ASSOC : 0) |
+	       (now->qos != seen->qos ? FW_TRIGGER_QOS : 0) |
+	       (now->usage != seen->usage ? FW_TRIGGER_USAGE : 0);
 }
 
 static void *thread_main(void *unused)
@@ -50,10 +99,18 @@ static void *thread_main(void *unused)
 	fw_decay_recover_usage(config, start_time, &clock);
 	atomic_store(&last_ran, clock.last_ran);
 
-	/* Deadlines advance on a fixed cadence from the thread's start, on the
-	 * monotonic clock: a wall clock set back must not stall the passes. */
+	/* Deadlines are on the monotonic clock: a wall clock set back must
+	 * not stall the passes. */
 	struct timespec deadline;
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	unsigned triggers = FW_TRIGGER_START;
+	fw_changes_t seen = { 0 };
+	fw_sched_counters_t sched_seen = { 0 }, sched_now = { 0 };
+	bool backfill_overlap = false;
+	/* The looks since the last pass: how many, their total and longest
+	 * wall time (the pass's log line and fairway_pass_stats). */
+	size_t looks = 0;
+	double looks_ms = 0, longest_look_ms = 0;
 	for (;;) {
 		fw_config_unref(config);
 		config = fw_config_get();
@@ -61,6 +118,16 @@ static void *thread_main(void *unused)
 			clock.reset.period = fw_settings(config)->reset_period;
 			clock.reset.next_reset = 0;
 		}
+		const bool look = fw_settings(config)->change_check_s > 0;
+		/* What is noted from here on happened during this pass, perhaps
+		 * after it read it: it triggers the next one. */
+		triggers |= atomic_exchange(&noted, 0);
+		fw_changes_scheduler(&sched_seen);
+		/* The records' shape before the pass reads them: a change
+		 * while it runs is seen at the next look. */
+		fw_changes_t before = seen;
+		if (look)
+			fw_changes_fingerprint(&before);
 		/* A rebuild that found no slurmdbd is retried every pass. */
 		fw_decay_bootstrap(config, start_time, &clock, true);
 		fw_pass_report_t report;
@@ -71,15 +138,85 @@ static void *thread_main(void *unused)
 		report.wall_ms = (pass_end.tv_sec - pass_start.tv_sec) * 1e3 +
 				 (pass_end.tv_nsec - pass_start.tv_nsec) / 1e6;
 		atomic_store(&last_ran, clock.last_ran);
+		/* The usage as this pass left it (its own charges and decay
+		 * are no change to react to). */
+		if (look) {
+			fw_changes_t after;
+			fw_changes_fingerprint(&after);
+			seen = before;
+			seen.usage = after.usage;
+		}
+		/* Backfill keeps each job's priority from its queue's making
+		 * and writes it back when it tests the job, after yielding its
+		 * locks: what this pass stored meanwhile can be undone. */
+		fw_changes_scheduler(&sched_now);
+		if (report.jobs.stored &&
+		    (sched_seen.backfill_active || sched_now.backfill_active ||
+		     sched_seen.backfill_cycles != sched_now.backfill_cycles))
+			backfill_overlap = true;
+		trigger_names(triggers, report.trigger, sizeof(report.trigger));
+		report.looks = looks;
+		report.look_ms = looks ? looks_ms / looks : 0;
+		report.longest_look_ms = longest_look_ms;
+		report.look_records = seen.records;
+		looks = 0;
+		looks_ms = longest_look_ms = 0;
 		fw_decay_pass_log(&report);
 		/* After the pass, with no Slurm lock held: a file for `fairway
-		 * metrics`. */
+		 * metrics` and `fairway explain`. */
 		fw_decay_pass_save(&report, start_time, time(NULL));
+		/* PriorityCalcPeriod stays the longest time between passes. */
+		deadline = pass_start;
 		deadline.tv_sec += fw_host_calc_period();
-		if (fw_thread_sleep_until(&decay, &deadline))
-			break;
+		triggers = 0;
+		for (;;) {
+			const int64_t check =
+				fw_settings(config)->change_check_s;
+			struct timespec wake = deadline, now;
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			if (check > 0 && now.tv_sec + check < deadline.tv_sec) {
+				wake = now;
+				wake.tv_sec += check;
+			}
+			if (fw_thread_sleep_until(&decay, &wake))
+				goto stop;
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			if (now.tv_sec > deadline.tv_sec ||
+			    (now.tv_sec == deadline.tv_sec &&
+			     now.tv_nsec >= deadline.tv_nsec)) {
+				triggers |= FW_TRIGGER_TIMER;
+				break;
+			}
+			/* Whatever happened since the last look costs one
+			 * pass: the interval is the debounce. */
+			triggers |= atomic_exchange(&noted, 0);
+			fw_changes_scheduler(&sched_now);
+			if (sched_now.ended != sched_seen.ended)
+				triggers |= FW_TRIGGER_JOB_END;
+			if (backfill_overlap && !sched_now.backfill_active) {
+				triggers |= FW_TRIGGER_BACKFILL;
+				backfill_overlap = false;
+			}
+			if (check > 0) {
+				fw_changes_t current;
+				double start = mono_ms();
+				fw_changes_fingerprint(&current);
+				const double took = mono_ms() - start;
+				looks++;
+				looks_ms += took;
+				if (took > longest_look_ms)
+					longest_look_ms = took;
+				triggers |= changed(&current, &seen);
+			}
+			/* The decay clock counts whole seconds: a pass in the
+			 * second of the last would charge and decay nothing, and
+			 * a classic mode would skip its jobs. */
+			if (triggers && time(NULL) > clock.last_ran)
+				break;
+		}
 		start_time = time(NULL);
 	}
+stop:
 	fw_config_unref(config);
 	return NULL;
 }

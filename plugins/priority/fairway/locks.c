@@ -32,6 +32,7 @@ static const struct {
 	[FW_JOBS_READ] = { .ctld = { .job = READ_LOCK, .part = READ_LOCK } },
 	[FW_JOBS_WRITE] = { .ctld = { .job = WRITE_LOCK, .part = READ_LOCK } },
 	[FW_JOB_LIST_READ] = { .ctld = { .job = READ_LOCK } },
+	[FW_PARTS_READ] = { .ctld = { .part = READ_LOCK } },
 	[FW_SITE_FACTORS] = { .ctld = { .job = WRITE_LOCK,
 					.node = READ_LOCK,
 					.part = READ_LOCK } },

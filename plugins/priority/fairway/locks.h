@@ -35,6 +35,7 @@ typedef enum {
 	FW_JOBS_READ, /* job R, part R: finding and gathering jobs; sprio (22.05) */
 	FW_JOBS_WRITE, /* job W, part R: storing priorities */
 	FW_JOB_LIST_READ, /* job R: the run-seconds release at restart */
+	FW_PARTS_READ, /* part R: the partitions' fingerprint (changes.c) */
 	FW_SITE_FACTORS, /* job W, node R, part R: the site factor plugin's update */
 	FW_SPRIO, /* job R, node R, part R: sprio's list (22.05: the plugin locks) */
 	FW_ASSOCS_READ, /* assoc R, qos R: job factors */

@@ -221,4 +221,8 @@ FW_EXPORT void priority_p_job_end(job_record_t *job_ptr)
 	fw_charge_one(&held, job_ptr, fw_last_decay_ran(), time(NULL), true,
 		      config);
 	fw_config_unref(config);
+	/* Its usage moves its association's fairshare, and so the other
+	 * jobs' priorities: a pass within change_check seconds. Also called
+	 * when a job is requeued (job_completion_logger). */
+	fw_decay_thread_note(FW_TRIGGER_JOB_END);
 }
