@@ -14,6 +14,7 @@
 #include <string>
 
 #include "explain_model.h"
+#include "pass_stats.h"
 #include "text_util.h"
 
 namespace fairway {
@@ -417,6 +418,23 @@ int ExplainJobs(const Options& o) {
   if (!LoadModel(&m, &jobs, &factors)) return kError;
   int status = 0;
   nlohmann::json out = nlohmann::json::array();
+  // The plugin's last pass, when StateSaveLocation is readable here (on
+  // the controller's host): how old the priorities shown are.
+  PassStats pass;
+  std::string pass_why;
+  const bool pass_read =
+      !m.state.state_save_location.empty() &&
+      ReadPassStats(m.state.state_save_location + "/" + kPassStatsFile, &pass, &pass_why);
+  const int64_t now = time(nullptr);
+  if (!o.json) {
+    if (pass_read) {
+      std::printf("%s\n\n", DescribeLastPass(pass, now).c_str());
+    } else {
+      std::printf("Last pass: unknown (%s)\n\n",
+                  m.state.state_save_location.empty() ? "no StateSaveLocation"
+                                                      : pass_why.c_str());
+    }
+  }
   for (const std::string& id : o.ids) {
     std::optional<int64_t> job_id = ParseUnsigned(id);
     auto it = std::find_if(jobs.begin(), jobs.end(), [&](const client::ControllerJob& j) {
@@ -457,6 +475,9 @@ int ExplainJobs(const Options& o) {
       std::printf("Job %u: user %s, account %s, partition %s, QOS %s, %s\n", it->job_id,
                   it->user.c_str(), it->account.c_str(), it->partition.c_str(), it->qos.c_str(),
                   it->pending ? "pending" : "not pending");
+      if (pass_read && it->pending) {
+        std::printf("  %s\n", DescribePriorityAge(pass, it->submit_time, now).c_str());
+      }
       for (const JobExplanation& r : rows) PrintJobRow(m, *it, r);
       if (m.partial) {
         int32_t assoc = FindVisibleAssoc(m.state, it->assoc_id);

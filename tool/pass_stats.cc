@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -16,7 +17,7 @@ namespace {
 
 constexpr size_t kMaxBytes = 64 * 1024;  // the plugin writes about 400
 
-enum class Kind { kCount, kSeconds, kMilliseconds };
+enum class Kind { kCount, kSeconds, kMilliseconds, kText };
 
 struct Key {
   Kind kind;
@@ -38,6 +39,11 @@ const std::map<std::string, Key>& Keys() {
       {"job_write_lock_held_ms", {Kind::kMilliseconds, false}},
       {"job_write_lock_longest_ms", {Kind::kMilliseconds, false}},
       {"job_write_lock_holds", {Kind::kCount, false}},
+      {"trigger", {Kind::kText, false}},
+      {"change_checks", {Kind::kCount, false}},
+      {"change_check_ms", {Kind::kMilliseconds, false}},
+      {"change_check_longest_ms", {Kind::kMilliseconds, false}},
+      {"change_check_records", {Kind::kCount, false}},
   };
   return keys;
 }
@@ -118,6 +124,15 @@ bool ParsePassStats(const std::string& text, const std::string& path, PassStats*
     const std::string& v = it->second;
     uint64_t whole = 0;
     double decimal = 0;
+    if (spec.kind == Kind::kText) {
+      // Names joined by '+' ("job_end+assoc"): letters, '_' and '+'.
+      if (v.empty() || v.find_first_not_of("abcdefghijklmnopqrstuvwxyz_+") != std::string::npos) {
+        *error = path + ": key " + key + ": '" + v + "' is not a list of trigger names";
+        return false;
+      }
+      out->trigger = v;
+      continue;
+    }
     const bool ok =
         spec.kind == Kind::kMilliseconds ? Decimal(v, &decimal) : WholeNumber(v, &whole);
     if (!ok) {
@@ -156,6 +171,14 @@ bool ParsePassStats(const std::string& text, const std::string& path, PassStats*
       out->job_write_lock_longest_ms = decimal;
     } else if (key == "job_write_lock_holds") {
       out->job_write_lock_holds = w;
+    } else if (key == "change_checks") {
+      out->change_checks = w;
+    } else if (key == "change_check_ms") {
+      out->change_check_ms = decimal;
+    } else if (key == "change_check_longest_ms") {
+      out->change_check_longest_ms = decimal;
+    } else if (key == "change_check_records") {
+      out->change_check_records = w;
     }
   }
   if (out->pass_start >= 0 && out->pass_start > out->pass_end) {
@@ -169,6 +192,40 @@ bool ParsePassStats(const std::string& text, const std::string& path, PassStats*
     return false;
   }
   return true;
+}
+
+std::string DescribeLastPass(const PassStats& s, int64_t now) {
+  char line[400];
+  std::snprintf(line, sizeof line,
+                "Last pass: ended %lld s ago, triggered by %s; %llu jobs computed, %llu stored, "
+                "in %.1f ms",
+                static_cast<long long>(now - s.pass_end),
+                s.trigger.empty() ? "(not recorded)" : s.trigger.c_str(),
+                static_cast<unsigned long long>(s.jobs_computed),
+                static_cast<unsigned long long>(s.jobs_stored), s.duration_ms);
+  std::string out = line;
+  if (s.job_write_lock_held_ms >= 0) {
+    std::snprintf(line, sizeof line, "; job write lock held %.3f ms", s.job_write_lock_held_ms);
+    out += line;
+  }
+  return out;
+}
+
+std::string DescribePriorityAge(const PassStats& s, int64_t submit_time, int64_t now) {
+  const int64_t pass_start = s.pass_start >= 0 ? s.pass_start : s.pass_end;
+  char line[300];
+  if (submit_time > pass_start) {
+    std::snprintf(line, sizeof line,
+                  "Priority age: %lld s (computed at submission; no pass since)",
+                  static_cast<long long>(now - submit_time));
+  } else {
+    std::snprintf(line, sizeof line,
+                  "Priority age: at most %lld s (the last pass's, triggered by %s; newer if the "
+                  "job was updated since)",
+                  static_cast<long long>(now - pass_start),
+                  s.trigger.empty() ? "(not recorded)" : s.trigger.c_str());
+  }
+  return line;
 }
 
 bool ReadPassStats(const std::string& path, PassStats* out, std::string* error) {

@@ -30,7 +30,12 @@ const char* kPluginFile =
     "job_records=1300\n"
     "job_write_lock_held_ms=3.500\n"
     "job_write_lock_longest_ms=1.250\n"
-    "job_write_lock_holds=4\n";
+    "job_write_lock_holds=4\n"
+    "trigger=job_end+assoc\n"
+    "change_checks=29\n"
+    "change_check_ms=0.412\n"
+    "change_check_longest_ms=0.950\n"
+    "change_check_records=10012\n";
 
 const std::string kPath = "/state/fairway_pass_stats";
 
@@ -67,6 +72,32 @@ TEST(PassStatsTest, ReadsWhatThePluginWrites) {
   EXPECT_DOUBLE_EQ(s.job_write_lock_held_ms, 3.5);
   EXPECT_DOUBLE_EQ(s.job_write_lock_longest_ms, 1.25);
   EXPECT_EQ(s.job_write_lock_holds, 4);
+  EXPECT_EQ(s.trigger, "job_end+assoc");
+  EXPECT_EQ(s.change_checks, 29);
+  EXPECT_DOUBLE_EQ(s.change_check_ms, 0.412);
+  EXPECT_DOUBLE_EQ(s.change_check_longest_ms, 0.95);
+  EXPECT_EQ(s.change_check_records, 10012);
+}
+
+TEST(PassStatsTest, ExplainSaysHowOldThePriorityIs) {
+  PassStats s;
+  std::string error;
+  ASSERT_TRUE(ParsePassStats(kPluginFile, kPath, &s, &error)) << error;
+  EXPECT_EQ(DescribeLastPass(s, 1764230011),
+            "Last pass: ended 10 s ago, triggered by job_end+assoc; 1200 jobs computed, 35 "
+            "stored, in 812.2 ms; job write lock held 3.500 ms");
+  EXPECT_EQ(DescribePriorityAge(s, 1764229000, 1764230011),
+            "Priority age: at most 11 s (the last pass's, triggered by job_end+assoc; newer if "
+            "the job was updated since)");
+  EXPECT_EQ(DescribePriorityAge(s, 1764230005, 1764230011),
+            "Priority age: 6 s (computed at submission; no pass since)");
+}
+
+TEST(PassStatsTest, TriggerIsNamesOnly) {
+  EXPECT_EQ(Error(Replace("trigger", "trigger=job end")),
+            kPath + ": key trigger: 'job end' is not a list of trigger names");
+  EXPECT_EQ(Error(Replace("trigger", "trigger=")),
+            kPath + ": key trigger: '' is not a list of trigger names");
 }
 
 TEST(PassStatsTest, OptionalKeysMayBeAbsentAndUnknownKeysAreIgnored) {
@@ -80,6 +111,8 @@ TEST(PassStatsTest, OptionalKeysMayBeAbsentAndUnknownKeysAreIgnored) {
   EXPECT_EQ(s.cpu_ms, -1);
   EXPECT_EQ(s.jobs_charged, -1);
   EXPECT_EQ(s.job_write_lock_held_ms, -1);
+  EXPECT_EQ(s.trigger, "");
+  EXPECT_EQ(s.change_check_ms, -1);
   EXPECT_EQ(s.jobs_computed, 3u);
 }
 
@@ -118,7 +151,7 @@ TEST(PassStatsTest, DamagedLinesAndInconsistentValuesAreRefused) {
   EXPECT_EQ(Error(Replace("jobs_stored", "jobs_stored 35")),
             kPath + ": line 8: not key=value: 'jobs_stored 35'");
   EXPECT_EQ(Error(std::string(kPluginFile) + "jobs_computed=1\n"),
-            kPath + ": line 15: key jobs_computed given twice");
+            kPath + ": line 20: key jobs_computed given twice");
   EXPECT_EQ(Error(Replace("pass_end", "pass_end=1764229999")),
             kPath + ": key pass_end: 1764229999 is before pass_start 1764230000");
   EXPECT_EQ(Error(Replace("jobs_stored", "jobs_stored=1201")),
