@@ -5,7 +5,7 @@
 # Slurm's private headers (src/...): only Slurm's public API (slurm/*.h,
 # used by the tool's libslurm client) is written to be included from C++.
 # It also fails when the code that includes Slurm's headers, where every
-# release difference lives, grows past its budget of 3,000 lines (2,986
+# release difference lives, grows past its budget of 3,050 lines (3,032
 # on 2026-11-27, as clang-format writes them; doc/architecture.md gives
 # it per file and says why it is what it is). The budget was 2,700 until
 # jobs.c was split into job_find.c, job_gather.c and job_store.c, each with
@@ -15,7 +15,7 @@
 # associations and jobs: remote_fetch.c, 105 lines (its thread and state
 # file, remote_sync.c, include no Slurm header). It was 2,900 until passes
 # on change (issue 47) needed to read what no callback reports:
-# changes.c, 97 lines, a fingerprint of partitions, associations and QOS
+# changes.c, 143 lines, a fingerprint of partitions, associations and QOS
 # and sdiag's counters (the thread that compares them includes no Slurm
 # header). Code that needs no Slurm type
 # belongs in the core or behind fw_host.h, and a new release's
@@ -37,7 +37,7 @@ for f in $(cd "$top" && find src tool plugins test bench -type f \( -name '*.c' 
   fi
 done
 lines=$(cd "$top/plugins/priority/fairway" && grep -lE "$slurm_include|include \"fw_plugin.h\"|ifdef FW_SLURM_AT_LEAST" *.c *.h | xargs cat | wc -l)
-budget=3000
+budget=3050
 if [ "$lines" -gt "$budget" ]; then
   echo "FAIL: the files that include Slurm headers hold $lines lines, over the budget of $budget (test/boundary_is_c.sh, doc/architecture.md)"
   status=1

@@ -43,6 +43,7 @@ const std::map<std::string, Key>& Keys() {
       {"change_checks", {Kind::kCount, false}},
       {"change_check_ms", {Kind::kMilliseconds, false}},
       {"change_check_longest_ms", {Kind::kMilliseconds, false}},
+      {"change_check_cpu_ms", {Kind::kMilliseconds, false}},
       {"change_check_records", {Kind::kCount, false}},
   };
   return keys;
@@ -177,6 +178,8 @@ bool ParsePassStats(const std::string& text, const std::string& path, PassStats*
       out->change_check_ms = decimal;
     } else if (key == "change_check_longest_ms") {
       out->change_check_longest_ms = decimal;
+    } else if (key == "change_check_cpu_ms") {
+      out->change_check_cpu_ms = decimal;
     } else if (key == "change_check_records") {
       out->change_check_records = w;
     }

@@ -13,9 +13,10 @@
 //                              (start, timer, job_end, reconfigure, partition,
 //                              assoc, qos, usage, backfill; optional)
 //   change_checks, change_check_ms, change_check_longest_ms,
-//   change_check_records       the looks for changes since the pass
-//                              before: how many, mean and longest wall
-//                              time, records hashed by each (optional)
+//   change_check_cpu_ms, change_check_records   the looks for changes
+//                              since the pass before: how many, the mean
+//                              and longest hold of assoc R + QOS R, the
+//                              mean CPU, records hashed by each (optional)
 // A key this reader does not know is ignored (a newer plugin may add some);
 // a known key given twice, a line without '=', a value that is not a
 // non-negative number (whole for counts and times in seconds) and a missing
@@ -41,7 +42,7 @@ struct PassStats {
   double job_write_lock_held_ms = -1, job_write_lock_longest_ms = -1;
   std::string trigger;  // empty: not in the file (a plugin before issue 47)
   int64_t change_checks = -1, change_check_records = -1;
-  double change_check_ms = -1, change_check_longest_ms = -1;
+  double change_check_ms = -1, change_check_longest_ms = -1, change_check_cpu_ms = -1;
 };
 
 // Parses the file's text; path names the file in *error. False with

@@ -35,6 +35,7 @@ const char* kPluginFile =
     "change_checks=29\n"
     "change_check_ms=0.412\n"
     "change_check_longest_ms=0.950\n"
+    "change_check_cpu_ms=0.401\n"
     "change_check_records=10012\n";
 
 const std::string kPath = "/state/fairway_pass_stats";
@@ -76,6 +77,7 @@ TEST(PassStatsTest, ReadsWhatThePluginWrites) {
   EXPECT_EQ(s.change_checks, 29);
   EXPECT_DOUBLE_EQ(s.change_check_ms, 0.412);
   EXPECT_DOUBLE_EQ(s.change_check_longest_ms, 0.95);
+  EXPECT_DOUBLE_EQ(s.change_check_cpu_ms, 0.401);
   EXPECT_EQ(s.change_check_records, 10012);
 }
 
@@ -151,7 +153,7 @@ TEST(PassStatsTest, DamagedLinesAndInconsistentValuesAreRefused) {
   EXPECT_EQ(Error(Replace("jobs_stored", "jobs_stored 35")),
             kPath + ": line 8: not key=value: 'jobs_stored 35'");
   EXPECT_EQ(Error(std::string(kPluginFile) + "jobs_computed=1\n"),
-            kPath + ": line 20: key jobs_computed given twice");
+            kPath + ": line 21: key jobs_computed given twice");
   EXPECT_EQ(Error(Replace("pass_end", "pass_end=1764229999")),
             kPath + ": key pass_end: 1764229999 is before pass_start 1764230000");
   EXPECT_EQ(Error(Replace("jobs_stored", "jobs_stored=1201")),

@@ -11,17 +11,22 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* 64-bit hashes, each over its list in list order; equal hashes: nothing
- * of it changed (but for a 2^-64 chance). */
+/* 64-bit hashes, each over its list (in list order, but the associations'
+ * in any order); equal hashes: nothing of it changed (but for a 2^-64
+ * chance). */
 typedef struct {
 	uint64_t partitions; /* name, PriorityJobFactor, PriorityTier */
-	uint64_t assocs; /* id, parent, raw shares, priority, default QOS */
+	uint64_t assocs; /* parent, raw shares, priority; a sum of terms */
 	uint64_t qos; /* id, priority */
 	/* Each association's raw usage (an admin's RawUsage=0). The plugin's
 	 * own charges and decay change it too: the caller takes it after its
 	 * pass, the others before. */
 	uint64_t usage;
 	size_t records; /* partitions + associations + QOS hashed */
+	/* assoc R + QOS R held (wall; waits for a writer excluded), and the
+	 * CPU the hash took meanwhile (less when slurmctld's threads wait
+	 * for a CPU) */
+	double held_ms, cpu_ms;
 } fw_changes_t;
 
 /* Takes part R, then assoc R + QOS R (FW_PARTS_READ, FW_ASSOCS_READ), one

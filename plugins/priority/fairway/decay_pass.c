@@ -241,12 +241,13 @@ void fw_decay_pass_log(const fw_pass_report_t *r)
 	       c->decay, c->find, c->charge, c->fairshare, c->priority,
 	       c->state);
 	fw_log(FW_LOG_VERBOSE,
-	       "priority pass (trigger %s) took %.3f ms: %zu jobs computed, %zu stored; job write lock held %.3f ms, longest %.3f ms of %zu holds (gathering and computing under the read lock, waits included, %.3f ms); %zu job records %s; %zu looks for changes since the last pass, mean %.3f ms, longest %.3f ms, %zu records each",
+	       "priority pass (trigger %s) took %.3f ms: %zu jobs computed, %zu stored; job write lock held %.3f ms, longest %.3f ms of %zu holds (gathering and computing under the read lock, waits included, %.3f ms); %zu job records %s; %zu looks for changes since the last pass, locks held %.3f ms on average (CPU %.3f ms), longest %.3f ms, %zu records each",
 	       r->trigger[0] ? r->trigger : "none", r->wall_ms,
 	       r->jobs.computed, r->jobs.stored, r->held_ms, r->longest_hold_ms,
 	       r->holds, r->gather_ms, r->job_records,
 	       r->walked ? "listed by walking the job list" : "found by id",
-	       r->looks, r->look_ms, r->longest_look_ms, r->look_records);
+	       r->looks, r->look_ms, r->look_cpu_ms, r->longest_look_ms,
+	       r->look_records);
 }
 
 void fw_decay_pass_save(const fw_pass_report_t *r, time_t started, time_t ended)
@@ -273,6 +274,7 @@ void fw_decay_pass_save(const fw_pass_report_t *r, time_t started, time_t ended)
 		"change_checks=%zu\n"
 		"change_check_ms=%.3f\n"
 		"change_check_longest_ms=%.3f\n"
+		"change_check_cpu_ms=%.3f\n"
 		"change_check_records=%zu\n",
 		(long long) started, (long long) ended, r->wall_ms,
 		c->decay + c->find + c->charge + c->fairshare + c->priority +
@@ -280,7 +282,7 @@ void fw_decay_pass_save(const fw_pass_report_t *r, time_t started, time_t ended)
 		r->jobs.computed, r->jobs.stored, r->recomputed, r->charged,
 		r->job_records, r->held_ms, r->longest_hold_ms, r->holds,
 		r->trigger[0] ? r->trigger : "none", r->looks, r->look_ms,
-		r->longest_look_ms, r->look_records);
+		r->longest_look_ms, r->look_cpu_ms, r->look_records);
 	if (text)
 		fw_state_write_report("fairway_pass_stats", text);
 	free(text);

@@ -35,11 +35,11 @@ typedef struct {
 	double wall_ms; /* the whole pass: set by its caller */
 	/* Set by the caller too: what started the pass ("timer",
 	 * "job_end+assoc", ...), and the looks for changes since the last
-	 * pass: how many, their mean and longest wall time, and how many
-	 * records each hashed. */
+	 * pass: how many, their mean and longest hold of assoc R + QOS R,
+	 * their mean CPU, and how many records each hashed. */
 	char trigger[80];
 	size_t looks, look_records;
-	double look_ms, longest_look_ms;
+	double look_ms, longest_look_ms, look_cpu_ms;
 } fw_pass_report_t;
 
 /* At init: recovers the decay clock from the state files, so that a job
