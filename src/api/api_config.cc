@@ -177,11 +177,14 @@ void Load(const fw_config_input_t& in, bool log_summary, fw_config* config) {
   if (log_summary) {
     LogTo(log, FW_LOG_INFO,
           "fairshare mode %s; weights age=%u assoc=%u fairshare=%u jobsize=%u "
-          "partition=%u qos=%u tres=%s; half-life %llds; calc period %llds",
+          "partition=%u qos=%u tres=%s; half-life %llds; calc period %llds; %s",
           FairshareModeName(p.Mode()), p.weight_age, p.weight_assoc, p.weight_fairshare,
           p.weight_job_size, p.weight_partition, p.weight_qos,
           in.weight_tres_text ? in.weight_tres_text : "(none)",
-          static_cast<long long>(p.decay_half_life_s), static_cast<long long>(p.calc_period_s));
+          static_cast<long long>(p.decay_half_life_s), static_cast<long long>(p.calc_period_s),
+          p.change_check_s
+              ? ("changes looked for every " + std::to_string(p.change_check_s) + "s").c_str()
+              : "no passes on change (change_check=0)");
   }
 }
 

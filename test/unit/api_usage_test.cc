@@ -60,7 +60,8 @@ TEST(ApiConfig, SettingsFollowTheInput) {
   ASSERT_EQ(LinesAt(FW_LOG_INFO).size(), 1u);
   EXPECT_EQ(LinesAt(FW_LOG_INFO)[0],
             "fairshare mode planned_use; weights age=1000 assoc=10 fairshare=10000 jobsize=100 "
-            "partition=1000 qos=500 tres=mem=2.5,billing=7; half-life 604800s; calc period 300s");
+            "partition=1000 qos=500 tres=mem=2.5,billing=7; half-life 604800s; calc period 300s; "
+            "changes looked for every 2s");
   EXPECT_TRUE(LinesAt(FW_LOG_ERROR).empty());
 }
 
