@@ -404,6 +404,10 @@ double fw_calc_fs_factor(long double usage_efctv, long double shares_norm, uint1
  * SLURMDB_FS_USE_PARENT) with the parent known (has_fs_parent). The
  * boundary copies the fields of the record this names. */
 bool fw_fairshare_from_parent(uint32_t shares_raw, bool has_fs_parent);
+/* Whether a fairshare sibling's usage_norm enters DEPTH_OBLIVIOUS's
+ * sibling_usage_norm (fw_one_assoc_input_t): not when it is Fairshare=parent
+ * (shares_raw is Slurm's SLURMDB_FS_USE_PARENT), which uses its parent's. */
+bool fw_depth_oblivious_sibling(uint32_t shares_raw);
 
 /* Usage bootstrap (state_recovery.h: assoc_usage missing, or forced). */
 bool fw_bootstrap_wanted(const fw_config_t *config, bool usage_missing);
