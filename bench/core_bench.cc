@@ -283,16 +283,11 @@ void BM_ApiPass(benchmark::State& state, size_t n) {
   BuildRecords(jobs, params.weight_tres.size(), &records);
   const fw_cluster_t cluster{fb::BenchCluster().cluster_cpus, fb::BenchCluster().node_count};
   fw_pass_t* pass = fw_pass_create();
-  // The job records as a walk over the job list finds them: the pass sizes
-  // its tables from them.
-  std::vector<int> job_records(n);
-  std::vector<void*> record_list(n);
+  // The job ids as a walk over the job list finds them: the pass sizes its
+  // tables from them.
   std::vector<uint32_t> ids(n);
-  for (size_t i = 0; i < n; ++i) {
-    record_list[i] = &job_records[i];
-    ids[i] = records.jobs[i].job_id;
-  }
-  fw_pass_assign_walked(pass, record_list.data(), ids.data(), n);
+  for (size_t i = 0; i < n; ++i) ids[i] = records.jobs[i].job_id;
+  fw_pass_assign_walked(pass, ids.data(), n);
   uint64_t checksum = 0;
   for (auto _ : state) {
     fw_pass_begin(pass, config, &cluster, fb::kBenchNow);

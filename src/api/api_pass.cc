@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// The decay pass's protocol (fw_pass_*): the job records found by id
-// (job_roster.h), every eligible job computed under the read locks into the
-// table being built, the jobs whose priority changed stored a slice at a
-// time under the job write lock, then the tables swapped. The table sprio
-// reads is api_pass_table.h's. The boundary walks Slurm's structures and
-// takes the locks; everything kept from pass to pass is here.
+// The decay pass's protocol (fw_pass_*): the ids of the job records the
+// boundary finds (job_roster.h), every eligible job computed under the
+// read locks into the table being built, the jobs whose priority changed
+// stored a slice at a time under the job write lock, then the tables
+// swapped. The table sprio reads is api_pass_table.h's. The boundary
+// walks Slurm's structures, keeps their addresses and takes the locks;
+// the numbers kept from pass to pass are here.
 #include <algorithm>
 #include <deque>
 #include <vector>
@@ -51,9 +52,10 @@ struct fw_pass {
   fairway::api::PassTable building;   // the decay thread's own; stale between passes
   fairway::api::PassTable published;  // read under the job read lock, changed under the write lock
   fairway::PageVector<fairway::api::ChangedJob> changed;  // building's jobs the store will write
-  // job_list's records in order with their ids, kept for the next pass
-  // to find them by id rather than walk the list.
-  fairway::JobRoster<void> roster;
+  // The ids of job_list's records in list order (the boundary keeps the
+  // records), for the next pass to find them by id rather than walk the
+  // list.
+  fairway::JobRoster roster;
   fairway::PageVector<uint32_t> job_ids;  // building.records[i]'s job id (index, store)
   // Jobs priority_p_set stored while a pass was computing: their new
   // factors replace the pass's.
@@ -223,50 +225,52 @@ void fw_pass_destroy(fw_pass_t* pass) {
   delete pass;
 }
 
-bool fw_pass_refind(fw_pass_t* pass, size_t expected, uint32_t id_limit, fw_find_job_fn find,
-                    fw_prefetch_fn prefetch, fw_in_id_order_fn in_id_order) {
-  if (!pass || !find) return false;
+bool fw_pass_roster(const fw_pass_t* pass, const uint32_t** ids, size_t* count,
+                    uint32_t* next_id) {
+  const uint32_t* none = nullptr;
+  size_t zero = 0;
+  uint32_t first = 0;
+  if (!ids) ids = &none;
+  if (!count) count = &zero;
+  if (!next_id) next_id = &first;
+  if (!pass) {
+    *ids = nullptr;
+    *count = 0;
+    *next_id = 0;
+    return false;
+  }
+  return pass->roster.Known(ids, count, next_id);
+}
+
+bool fw_pass_refound(fw_pass_t* pass, const uint32_t* ids, size_t count, size_t first_new,
+                     size_t expected, uint32_t id_limit) {
+  if (!pass || (count && !ids)) return false;
   try {
-    return pass->roster.Refind(
-        expected, id_limit, [find](uint32_t id) { return find(id); },
-        [prefetch](const void* hint) {
-          if (prefetch) prefetch(hint);
-        },
-        [in_id_order](const void* record) { return !in_id_order || in_id_order(record); });
+    return pass->roster.Accept(ids, count, first_new, expected, id_limit);
   } catch (...) {
     pass->roster.Invalidate();
-    ReportException(pass->config, "fw_pass_refind");
+    ReportException(pass->config, "fw_pass_refound");
   }
   return false;
 }
 
-void fw_pass_assign_walked(fw_pass_t* pass, void* const* records, const uint32_t* ids,
-                           size_t count) {
+void fw_pass_assign_walked(fw_pass_t* pass, const uint32_t* ids, size_t count) {
   if (!pass) return;
   try {
-    pass->roster.AssignWalked([&](PageVector<void*>* out_records, PageVector<uint32_t>* out_ids) {
-      ReserveReusing(out_records, count);
-      ReserveReusing(out_ids, count);
-      if (count) {
-        out_records->insert(out_records->end(), records, records + count);
-        out_ids->insert(out_ids->end(), ids, ids + count);
-      }
-    });
+    pass->roster.AssignWalked(ids, ids ? count : 0);
   } catch (...) {
     pass->roster.Invalidate();
     ReportException(pass->config, "fw_pass_assign_walked");
   }
 }
 
-size_t fw_pass_jobs(const fw_pass_t* pass, void* const** records, const uint32_t** ids) {
+size_t fw_pass_jobs(const fw_pass_t* pass, const uint32_t** ids) {
   if (!pass) {
-    if (records) *records = nullptr;
     if (ids) *ids = nullptr;
     return 0;
   }
-  if (records) *records = pass->roster.records().data();
   if (ids) *ids = pass->roster.ids().data();
-  return pass->roster.records().size();
+  return pass->roster.ids().size();
 }
 
 void fw_pass_begin(fw_pass_t* pass, const fw_config_t* config, const fw_cluster_t* cluster,
@@ -298,7 +302,7 @@ void fw_pass_begin(fw_pass_t* pass, const fw_config_t* config, const fw_cluster_
     b.stats = fw_pass_stats_t{};
     // Sized once for the whole queue: growing by doubling would map and
     // copy every size on the way.
-    const size_t job_count = b.roster.records().size();
+    const size_t job_count = b.roster.ids().size();
     ReserveReusing(&t.records, job_count);
     ReserveReusing(&b.job_ids, job_count);
     ReserveReusing(&t.tres, job_count * t.tres_columns.size());

@@ -6,10 +6,9 @@
  * functions between them.
  *
  * Contracts common to every function below:
- * - No Slurm type crosses this interface. Pointers named `key` or `record`
- *   are the boundary's own addresses, compared or handed back, never read
- *   (associations' keys and the job roster's records; a job's record and
- *   the pass's store carry no Slurm address).
+ * - No Slurm type crosses this interface. Pointers named `key` are the
+ *   boundary's own addresses of association records, compared, never
+ *   read; no job, partition or QOS record's address crosses it.
  * - Nothing here takes a lock, reads a clock, does I/O or starts a thread;
  *   `now` is always passed in. The boundary takes Slurm's locks and says at
  *   each call which it holds.
@@ -579,21 +578,31 @@ typedef struct fw_pass fw_pass_t;
 fw_pass_t *fw_pass_create(void);
 void fw_pass_destroy(fw_pass_t *pass);
 
-/* Finding job_list's records (job_roster.h). Requires the job READ lock.
- * fw_pass_refind looks the last pass's ids up with find (and new ids
- * above them, below id_limit) and returns true when the result is
- * certainly the whole list of expected records; false: the caller walks
- * the list and gives it to fw_pass_assign_walked. */
-typedef void *(*fw_find_job_fn)(uint32_t job_id);
-typedef void (*fw_prefetch_fn)(const void *record);
-typedef bool (*fw_in_id_order_fn)(const void *record);
-bool fw_pass_refind(fw_pass_t *pass, size_t expected, uint32_t id_limit, fw_find_job_fn find,
-                    fw_prefetch_fn prefetch, fw_in_id_order_fn in_id_order);
-void fw_pass_assign_walked(fw_pass_t *pass, void *const *records, const uint32_t *ids,
-                           size_t count);
-/* The records found, in list order, with their ids; valid until the next
- * refind or assign. */
-size_t fw_pass_jobs(const fw_pass_t *pass, void *const **records, const uint32_t **ids);
+/* Finding job_list's records (job_roster.h), under the job READ lock. The
+ * boundary keeps the records, in list order, and does the lookups; the
+ * core keeps their ids and says whether what was found is the whole list:
+ *   if (fw_pass_roster(pass, &ids, &known, &next_id)) {
+ *     look ids[0..known) up: drop the absent, walk if one names another
+ *     record than the last pass's at that place; then ids from next_id
+ *     up, stopping at expected records, at an id more than
+ *     FW_ROSTER_MAX_ID_GAP above the last found (or next_id - 1), or at
+ *     MaxJobId; walk if a job array's record is found;
+ *     found = fw_pass_refound(pass, found ids, count, first new, expected,
+ *                             MaxJobId);
+ *   }
+ *   if not found: walk, fw_pass_assign_walked(pass, ids, count).
+ * Only the decay thread (or init without one) calls them. */
+#define FW_ROSTER_MAX_ID_GAP 4096u
+/* False: the caller walks. */
+bool fw_pass_roster(const fw_pass_t *pass, const uint32_t **ids, size_t *count,
+                    uint32_t *next_id);
+/* True: ids are the list's (the roster's from now on); false: the caller
+ * walks. */
+bool fw_pass_refound(fw_pass_t *pass, const uint32_t *ids, size_t count, size_t first_new,
+                     size_t expected, uint32_t id_limit);
+void fw_pass_assign_walked(fw_pass_t *pass, const uint32_t *ids, size_t count);
+/* The ids found, in list order; valid until the next refound or assign. */
+size_t fw_pass_jobs(const fw_pass_t *pass, const uint32_t **ids);
 
 /* Gathering and computing, under the job READ lock and the assoc and QOS
  * READ locks: begin, one fw_pass_add per eligible job (with details and

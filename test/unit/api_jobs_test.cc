@@ -254,16 +254,11 @@ TEST(ApiJobs, FairshareFactorNeedsAnAssociationAndAWeight) {
 
 // ---- a whole pass -----------------------------------------------------------
 
-// The job list: records found by id.
+// The test's jobs by id.
 std::map<uint32_t, void*>& JobsById() {
   static std::map<uint32_t, void*> jobs;
   return jobs;
 }
-void* FindJob(uint32_t id) {
-  auto it = JobsById().find(id);
-  return it == JobsById().end() ? nullptr : it->second;
-}
-bool InIdOrder(const void*) { return true; }
 
 TEST(ApiPass, FindsGathersStoresAndPublishes) {
   const fw_config_input_t in = JobsInput();
@@ -275,7 +270,6 @@ TEST(ApiPass, FindsGathersStoresAndPublishes) {
   const uint32_t both[] = {0, 1};
   constexpr uint32_t kJobs = 1500;  // two slices of the store
   std::vector<Job> jobs(kJobs);
-  std::vector<void*> records(kJobs);
   std::vector<uint32_t> ids(kJobs);
   JobsById().clear();
   for (uint32_t i = 0; i < kJobs; ++i) {
@@ -285,9 +279,8 @@ TEST(ApiPass, FindsGathersStoresAndPublishes) {
       jobs[i].in.partition_list = both;
       jobs[i].in.partition_count = 2;
     }
-    records[i] = &jobs[i];
     ids[i] = jobs[i].in.job_id;
-    JobsById()[ids[i]] = records[i];
+    JobsById()[ids[i]] = &jobs[i];
   }
   // The current priority of job 0 is what the pass computes: unchanged.
   fw_factors_t first{};
@@ -296,27 +289,32 @@ TEST(ApiPass, FindsGathersStoresAndPublishes) {
 
   fw_pass_t* pass = fw_pass_create();
   // No roster yet: the caller walks the list.
-  EXPECT_FALSE(fw_pass_refind(pass, kJobs, 1u << 26, FindJob, nullptr, InIdOrder));
-  fw_pass_assign_walked(pass, records.data(), ids.data(), kJobs);
-  void* const* found = nullptr;
+  const uint32_t* known = nullptr;
+  size_t known_count = 0;
+  uint32_t next_id = 0;
+  EXPECT_FALSE(fw_pass_roster(pass, &known, &known_count, &next_id));
+  fw_pass_assign_walked(pass, ids.data(), kJobs);
   const uint32_t* found_ids = nullptr;
-  ASSERT_EQ(fw_pass_jobs(pass, &found, &found_ids), kJobs);
-  EXPECT_EQ(found[5], records[5]);
+  ASSERT_EQ(fw_pass_jobs(pass, &found_ids), kJobs);
   EXPECT_EQ(found_ids[5], ids[5]);
-  // The next pass finds them by id, and a new job above them.
-  Job late;
-  MakeJob(&late, 100 + kJobs + 3, 0);
-  JobsById()[late.in.job_id] = &late;
-  EXPECT_TRUE(fw_pass_refind(pass, kJobs + 1, 1u << 26, FindJob, nullptr, InIdOrder));
-  ASSERT_EQ(fw_pass_jobs(pass, &found, &found_ids), kJobs + 1u);
-  EXPECT_EQ(found[kJobs], &late);
-  EXPECT_EQ(found_ids[kJobs], late.in.job_id);
-  JobsById().erase(late.in.job_id);
-  // A record that moved: refused, the caller walks again.
-  JobsById()[ids[3]] = &late;
-  EXPECT_FALSE(fw_pass_refind(pass, kJobs, 1u << 26, FindJob, nullptr, InIdOrder));
-  JobsById()[ids[3]] = records[3];
-  fw_pass_assign_walked(pass, records.data(), ids.data(), kJobs);
+  // The next pass looks the same ids up, then new ones above them: all
+  // found, and a new job 3 ids above the largest.
+  ASSERT_TRUE(fw_pass_roster(pass, &known, &known_count, &next_id));
+  ASSERT_EQ(known_count, kJobs);
+  EXPECT_EQ(next_id, 100 + kJobs);
+  std::vector<uint32_t> refound(known, known + known_count);
+  refound.push_back(100 + kJobs + 3);
+  EXPECT_FALSE(fw_pass_refound(pass, refound.data(), kJobs + 1, kJobs, kJobs + 2, 1u << 26));
+  EXPECT_TRUE(fw_pass_refound(pass, refound.data(), kJobs + 1, kJobs, kJobs + 1, 1u << 26));
+  ASSERT_EQ(fw_pass_jobs(pass, &found_ids), kJobs + 1u);
+  EXPECT_EQ(found_ids[kJobs], 100 + kJobs + 3);
+  // An id the roster did not hold among the known ones: refused, the
+  // caller walks again.
+  std::vector<uint32_t> wrong(ids);
+  wrong[3] = 99;
+  EXPECT_FALSE(fw_pass_refound(pass, wrong.data(), kJobs, kJobs, kJobs, 1u << 26));
+  ASSERT_EQ(fw_pass_jobs(pass, &found_ids), kJobs + 1u);  // unchanged
+  fw_pass_assign_walked(pass, ids.data(), kJobs);
 
   // Gather (after a first pass, which stores every job once).
   PassOverNoJob(pass, c.get());

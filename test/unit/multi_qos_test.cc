@@ -227,12 +227,10 @@ TEST(MultiQosApi, PassComparesAndPublishesEveryPair) {
   std::copy(pairs, pairs + 6, array);
   array[4] = 7;  // one pair's entry is stale
   j.in.priority_array = array;
-  int record = 0;
   auto run_pass = [&](size_t* stored) {
     fw_pass_t* pass = fw_pass_create();
-    void* records[] = {&record};
     const uint32_t ids[] = {j.in.job_id};
-    fw_pass_assign_walked(pass, records, ids, 1);
+    fw_pass_assign_walked(pass, ids, 1);
     fairway::test::PassOverNoJob(pass, c.get());
     fw_pass_begin(pass, c.get(), nullptr, kNow);
     fw_pass_add(pass, &j.in, j.parts);

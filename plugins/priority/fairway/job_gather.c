@@ -290,9 +290,9 @@ void fw_jobs_gather(fw_held_t *held, fw_pass_t *pass, const fw_config_t *config,
 		   FW_READ_LOCK);
 	const bool running_too = fw_jobs_calculate_running(config);
 	const fw_cluster_t cluster = { cluster_cpus, (uint32_t) FW_NODE_COUNT };
-	void *const *records;
+	job_record_t *const *records;
 	const uint32_t *ids;
-	const size_t count = fw_pass_jobs(pass, &records, &ids);
+	const size_t count = fw_jobs_found(pass, &records, &ids);
 	pass_partitions.count = pass_partitions.last_hit = 0;
 	fw_pass_begin(pass, config, &cluster, now);
 	for (size_t i = 0; i < count; ++i) {

@@ -8,6 +8,7 @@
 
 #include "job_store.h"
 #include "fw_prefetch.h"
+#include "job_find.h"
 #include "job_gather.h"
 #include "lock_witness.h"
 #include "locks.h"
@@ -52,7 +53,8 @@ static uint32_t *prio_array_for(job_record_t *job, int count)
  * rewrites of the nearer one, found by id (its record is valid: job W is
  * held). */
 FW_PREFETCH_HELPER void prefetch_for_store(const fw_store_item_t *item,
-					   void *const *records, size_t count)
+					   job_record_t *const *records,
+					   size_t count)
 {
 	if (item->ahead_record_index < count) {
 		const job_record_t *job = records[item->ahead_record_index];
@@ -209,9 +211,9 @@ bool fw_jobs_store_slice(fw_held_t *held, fw_pass_t *pass,
 		   false);
 	const bool running_too = fw_jobs_calculate_running(config);
 	const time_t stored_at = time(NULL);
-	void *const *records;
+	job_record_t *const *records;
 	const size_t count =
-		fw_pass_jobs(pass, &records, &(const uint32_t *){ NULL });
+		fw_jobs_found(pass, &records, &(const uint32_t *){ NULL });
 	fw_store_item_t item;
 	bool stored = false;
 	while (fw_pass_store_next(pass, stored, &item)) {
