@@ -120,7 +120,7 @@ bool PriorityChanged(const fw_job_input_t& job, uint32_t stored, const JobPriori
 
 // Appends a record for the job to the table being built and returns it,
 // for the caller to fill in place. Only a job the store will touch (its
-// priority changed) is noted, with the boundary's stamp. In place, not
+// priority changed) is noted, for the boundary's stamp. In place, not
 // built on the stack and copied: the copy's 16-byte loads cannot take
 // their data from the smaller stores that built it, so each waited until
 // every older store had reached the cache, and the table's stores go to
@@ -130,14 +130,16 @@ PassRecord& AppendRecord(const fw_job_input_t& job, bool priority_changed, fw_pa
   PassRecord& r = b->building.records.emplace_back();
   if (priority_changed || !b->factors_stored_once) {
     b->changed.push_back(ChangedJob{static_cast<uint32_t>(b->building.records.size() - 1),
-                                    job.record_index, job.stamp});
+                                    job.record_index, 0});
     r.awaiting_store = true;
   }
   b->job_ids.push_back(job.job_id);
   return r;
 }
 
-void Add(fw_pass* b, const fw_job_input_t& job, const fw_partition_input_t* partitions) {
+// Computes the job into the table; returns its stamp's place when the
+// store will visit it (fw_pass_add).
+uint64_t* Add(fw_pass* b, const fw_job_input_t& job, const fw_partition_input_t* partitions) {
   const fw_config& config = *b->config;
   const Params& params = config.params;
   PassTable& t = b->building;
@@ -162,7 +164,7 @@ void Add(fw_pass* b, const fw_job_input_t& job, const fw_partition_input_t* part
     r.nice = f.nice;
     r.priority = stored;
     r.clamped = f.clamped;
-    return;
+    return r.awaiting_store ? &b->changed.back().stamp : nullptr;
   }
   JobInputsFrom(config, job, partitions, &b->inputs);
   ComputeJobPriorityInto(b->inputs, params, b->cluster, b->now, &b->result);
@@ -189,6 +191,7 @@ void Add(fw_pass* b, const fw_job_input_t& job, const fw_partition_input_t* part
                                   b->result.partition_priorities.begin(),
                                   b->result.partition_priorities.end());
   }
+  return r.awaiting_store ? &b->changed.back().stamp : nullptr;
 }
 
 // The item fw_pass_store_next returned last is done with: stored, or not
@@ -314,14 +317,15 @@ void fw_pass_begin(fw_pass_t* pass, const fw_config_t* config, const fw_cluster_
   }
 }
 
-void fw_pass_add(fw_pass_t* pass, const fw_job_input_t* job,
-                 const fw_partition_input_t* partitions) {
-  if (!pass || !job || !pass->config || !pass->pass_in_progress || pass->storing) return;
+uint64_t* fw_pass_add(fw_pass_t* pass, const fw_job_input_t* job,
+                      const fw_partition_input_t* partitions) {
+  if (!pass || !job || !pass->config || !pass->pass_in_progress || pass->storing) return nullptr;
   try {
-    api::Add(pass, *job, partitions);
+    return api::Add(pass, *job, partitions);
   } catch (...) {
     ReportException(pass->config, "fw_pass_add");
   }
+  return nullptr;
 }
 
 void fw_pass_end_gather(fw_pass_t* pass) {

@@ -476,10 +476,8 @@ typedef struct {
 typedef struct {
   uint32_t job_id;
   uint32_t priority; /* the job's current priority (INCR_ONLY's previous) */
-  /* The boundary's own: carried to fw_store_item_t, never read. The
-   * boundary stamps the fields that must not change between the gather
-   * under the read locks and the store under the write lock. */
-  uint64_t stamp;
+  /* The boundary's own index of the job's record, handed back to it in
+   * fw_store_item_t for its prefetches; never read. */
   uint32_t record_index;
   int64_t accrue_time; /* 0: not accruing age */
   uint32_t total_cpus, max_cpus, min_cpus, min_nodes;
@@ -611,9 +609,14 @@ void fw_pass_begin(fw_pass_t *pass, const fw_config_t *config, const fw_cluster_
                    int64_t now);
 /* Computes job into the table. partitions: the array job's indexes refer
  * to, read during the call only (the boundary may grow it between
- * calls). */
-void fw_pass_add(fw_pass_t *pass, const fw_job_input_t *job,
-                 const fw_partition_input_t *partitions);
+ * calls). Returns, for a job the store will write (its priority or array
+ * changed), where the boundary writes its stamp: its own 64-bit number
+ * for the fields that must not change between the gather under the read
+ * locks and the store under the write lock, carried to fw_store_item_t
+ * and never read (valid until the next call on pass); NULL for a job the
+ * store will not visit, which needs no stamp. */
+uint64_t *fw_pass_add(fw_pass_t *pass, const fw_job_input_t *job,
+                      const fw_partition_input_t *partitions);
 void fw_pass_end_gather(fw_pass_t *pass);
 
 /* Storing, under the job WRITE lock, a slice at a time:
@@ -627,7 +630,7 @@ void fw_pass_end_gather(fw_pass_t *pass);
  * until finished. */
 typedef struct {
   uint32_t job_id;
-  uint64_t stamp; /* fw_job_input_t's, as gathered */
+  uint64_t stamp; /* as the boundary wrote it at fw_pass_add */
   /* The result to store (pointers valid until the slice ends): priority
    * with INCR_ONLY applied over the gathered one; no TRES (sprio reads
    * them from the table). */

@@ -45,6 +45,7 @@ fw_partition_input_t Partition(uint16_t factor, uint16_t tier) {
 
 struct Job {
   fw_job_input_t in{};
+  uint64_t stamp = 0;  // what the boundary would stamp it with
   uint64_t alloc[kTresCnt] = {0, 0, 0, 0, 0};
   uint64_t req[kTresCnt] = {4, 8000, 0, 0, 12};
 };
@@ -55,7 +56,7 @@ void MakeJob(Job* j, uint32_t id, uint32_t part) {
   in = fw_job_input_t{};
   in.job_id = id;
   in.priority = 1;
-  in.stamp = 0x5eed0000ull + id;
+  j->stamp = 0x5eed0000ull + id;
   in.record_index = id;
   in.nice = FW_NICE_OFFSET;
   in.site_factor = FW_NICE_OFFSET;
@@ -319,7 +320,12 @@ TEST(ApiPass, FindsGathersStoresAndPublishes) {
   // Gather (after a first pass, which stores every job once).
   PassOverNoJob(pass, c.get());
   fw_pass_begin(pass, c.get(), &cluster, kNow);
-  for (uint32_t i = 0; i < kJobs; ++i) fw_pass_add(pass, &jobs[i].in, parts);
+  for (uint32_t i = 0; i < kJobs; ++i) {
+    // Only a job the store will visit is stamped: not job 0.
+    uint64_t* stamp = fw_pass_add(pass, &jobs[i].in, parts);
+    EXPECT_EQ(stamp == nullptr, i == 0) << i;
+    if (stamp) *stamp = jobs[i].stamp;
+  }
   fw_pass_end_gather(pass);
   fw_pass_stats_t stats{};
   fw_pass_stats(pass, &stats);
@@ -340,7 +346,7 @@ TEST(ApiPass, FindsGathersStoresAndPublishes) {
     while (fw_pass_store_next(pass, stored, &item)) {
       slice.push_back(item);
       const Job& job = *static_cast<const Job*>(JobsById()[item.job_id]);
-      EXPECT_EQ(item.stamp, job.in.stamp);
+      EXPECT_EQ(item.stamp, job.stamp);
       // The factors are the job's priority computed alone, without TRES.
       const JobPriority e =
           ComputeJobPriority(CoreInputs(job.in, parts), p, ClusterInputs{256, 16}, kNow);

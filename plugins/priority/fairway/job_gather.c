@@ -157,7 +157,6 @@ static void job_inputs(fw_held_t *held, job_record_t *job, uint32_t job_id,
 	memset(in, 0, sizeof(*in));
 	in->job_id = job_id;
 	in->priority = job->priority;
-	in->stamp = fw_jobs_stamp(job);
 	in->accrue_time = details->accrue_time;
 	in->total_cpus = job->total_cpus;
 	in->max_cpus = details->max_cpus;
@@ -311,7 +310,11 @@ void fw_jobs_gather(fw_held_t *held, fw_pass_t *pass, const fw_config_t *config,
 		job_inputs(held, job, ids[i], config, &in);
 		partitions_of(&pass_partitions, job, &in);
 		in.record_index = i;
-		fw_pass_add(pass, &in, pass_partitions.inputs);
+		/* Only a job the store will visit is stamped. */
+		uint64_t *stamp =
+			fw_pass_add(pass, &in, pass_partitions.inputs);
+		if (stamp)
+			*stamp = fw_jobs_stamp(job);
 	}
 	fw_pass_end_gather(pass);
 }

@@ -198,10 +198,10 @@ uint32_t fw_jobs_compute_and_store(fw_held_t *held, job_record_t *job,
 
 /* ---- the pass ------------------------------------------------------------------------ */
 
-/* The store finds each job by id (a hash lookup) before it reads the job;
- * the core names the jobs a few items ahead to prefetch. At most two core
- * calls per job: fw_pass_store_next, which also retires the job before,
- * and fw_pass_store_recompute for a job that changed since the gather. */
+/* Each job is found by id (a hash lookup); the core names the jobs a few
+ * items ahead to prefetch. At most two core calls per job: the next item
+ * (retiring the one before), and for a job changed since the gather its
+ * recompute (fw_pass_store_recompute: its own factors win). */
 bool fw_jobs_store_slice(fw_held_t *held, fw_pass_t *pass,
 			 const fw_config_t *config, time_t now,
 			 size_t *recomputed)
@@ -225,7 +225,6 @@ bool fw_jobs_store_slice(fw_held_t *held, fw_pass_t *pass,
 			continue;
 		uint32_t priority = item.factors.priority;
 		if (fw_jobs_stamp(job) != item.stamp) {
-			/* Its own factors win. */
 			priority = fw_jobs_compute_and_store(held, job, config,
 							     now, pass);
 			++*recomputed;
