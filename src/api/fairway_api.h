@@ -635,9 +635,8 @@ typedef struct {
    * with INCR_ONLY applied over the gathered one; no TRES (sprio reads
    * them from the table). */
   fw_factors_t factors;
-  /* record_index of the job kStoresAhead items on, and the id of the
-   * job half as far on, for the boundary's prefetches (UINT32_MAX, 0:
-   * none). */
+  /* record_index of the job 8 items on in the slice, and the id of the
+   * job 4 items on, for the boundary's prefetches (UINT32_MAX, 0: none). */
   uint32_t ahead_record_index, ahead_job_id;
 } fw_store_item_t;
 /* The next changed job of this slice; false at the slice's end. Retires
