@@ -7,7 +7,6 @@
 // walks Slurm's structures, keeps their addresses and takes the locks;
 // the numbers kept from pass to pass are here.
 #include <algorithm>
-#include <deque>
 #include <vector>
 
 #include "api/api_internal.h"
@@ -23,8 +22,8 @@ namespace {
 
 // A job whose new priority differs from job->priority or priority_array:
 // the store writes it, after the boundary checked that the job did not
-// change meanwhile (the stamp it gave with the record). 16 bytes: the job
-// id is job_ids[position]; no Slurm address is kept.
+// change meanwhile (the stamp it wrote where fw_pass_add said). 16 bytes:
+// the job id is job_ids[position]; no Slurm address is kept.
 struct ChangedJob {
   uint32_t position = 0;      // in building.records
   uint32_t record_index = 0;  // the boundary's, for its prefetches
@@ -93,7 +92,8 @@ struct fw_pass {
 namespace fairway::api {
 namespace {
 
-// Fills a computed job's record, from either path.
+// Fills a computed job's record, from either path; priority: the one to
+// store (INCR_ONLY applied).
 template <typename Factors>
 void FillRecord(const Factors& weighted, uint32_t priority, bool clamped, PassRecord* r) {
   terms::CopyScalarFactors(weighted, r);
@@ -159,11 +159,7 @@ uint64_t* Add(fw_pass* b, const fw_job_input_t& job, const fw_partition_input_t*
     const FlatResult& f = b->flat_result;
     const uint32_t stored = PriorityAfterIncrOnly(f.priority, job.priority, params);
     PassRecord& r = AppendRecord(job, stored != job.priority, b);
-    terms::CopyScalarFactors(f, &r);
-    r.site = f.site;
-    r.nice = f.nice;
-    r.priority = stored;
-    r.clamped = f.clamped;
+    FillRecord(f, stored, f.clamped, &r);
     return r.awaiting_store ? &b->changed.back().stamp : nullptr;
   }
   JobInputsFrom(config, job, partitions, &b->inputs);
@@ -175,12 +171,7 @@ uint64_t* Add(fw_pass* b, const fw_job_input_t& job, const fw_partition_input_t*
   const size_t position = t.records.size();
   const uint32_t stored = PriorityAfterIncrOnly(b->result.priority, job.priority, params);
   PassRecord& r = AppendRecord(job, PriorityChanged(job, stored, b->result), b);
-  const PriorityFactors& w = b->result.weighted;
-  terms::CopyScalarFactors(w, &r);
-  r.site = w.site;
-  r.nice = w.nice;
-  r.priority = stored;
-  r.clamped = b->result.clamped;
+  FillRecord(b->result.weighted, stored, b->result.clamped, &r);
   if (!b->result.partition_priorities.empty()) {
     r.multi_partition = true;
     t.partition_slices.push_back(
