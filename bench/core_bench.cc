@@ -142,50 +142,8 @@ void BM_JobPriority(benchmark::State& state, size_t n) {
   state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(n));
 }
 
-// The same jobs on the decay pass's path for single-partition jobs
-// (flat_priority.h): each job's inputs in one fixed-size record, the
-// weights prepared once. The records are built before timing, as the
-// plugin builds them while reading the job records.
-void BM_FlatPriority(benchmark::State& state, size_t n) {
-  const std::vector<JobInputs>& jobs = Jobs(n);
-  const Params params = fb::BenchParams(FairshareMode::kFairTree);
-  const fairway::ClusterInputs cluster = fb::BenchCluster();
-  std::vector<uint32_t> weighted_columns;
-  for (size_t column = 0; column < params.weight_tres.size(); ++column) {
-    if (params.weight_tres[column] != 0) weighted_columns.push_back(static_cast<uint32_t>(column));
-  }
-  fairway::FlatWeights weights;
-  if (!fairway::BuildFlatWeights(params, weighted_columns, &weights)) {
-    state.SkipWithError("too many weighted TRES for the flat path");
-    return;
-  }
-  std::vector<fairway::FlatPartition> partitions(n);
-  std::vector<fairway::FlatJob> flat(n);
-  for (size_t i = 0; i < n; ++i) {
-    fairway::FlatJobFromInputs(jobs[i], weighted_columns, &partitions[i], &flat[i]);
-  }
-  fairway::FlatResult result;
-  uint64_t checksum = 0;
-  for (auto _ : state) {
-    for (const fairway::FlatJob& job : flat) {
-      fairway::ComputeFlatPriority(job, weights, cluster, fb::kBenchNow, &result);
-      checksum += result.priority;
-    }
-    benchmark::DoNotOptimize(checksum);
-  }
-  state.counters["jobs"] = static_cast<double>(n);
-  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(n));
-}
-
-// The decay pass's priority part through the C interface the boundary
-// calls (fairway_api.h): begin, one fw_pass_add per job, end, and the store
-// of every job (all changed: the worst case, as after a restart). The
-// snapshots are built before timing, as the boundary builds them while
-// reading the job records. Compare with FlatPriority (the arithmetic
-// alone): the difference is what the tables and the interface cost.
-void BM_ApiPass(benchmark::State& state, size_t n) {
-  const std::vector<JobInputs> jobs = fb::GenerateJobs(n, kJobSeed, {});
-  const Params params = fb::BenchParams(FairshareMode::kFairTree);
+// The configuration input of params, as the plugin copies slurm.conf.
+fw_config_input_t ConfigInputOf(const Params& params) {
   fw_config_input_t in{};
   in.weight_age = params.weight_age;
   in.weight_assoc = params.weight_assoc;
@@ -203,16 +161,25 @@ void BM_ApiPass(benchmark::State& state, size_t n) {
   in.favor_small = params.favor_small;
   in.damp_factor = params.damp_factor;
   in.with_slurmdbd = true;
-  fw_config_t* config = fw_config_create(&in, nullptr, false);
-  const size_t tres_cnt = params.weight_tres.size();
-  // Partitions shared as in a cluster: one snapshot per distinct partition.
+  return in;
+}
+
+// The jobs as the boundary hands them to the core: one record each, and
+// one partition array (a partition per distinct value, as in a cluster).
+struct Records {
   std::vector<std::vector<uint64_t>> part_tres;
   std::vector<fw_partition_input_t> parts;
+  std::vector<std::vector<uint64_t>> alloc, req;
+  std::vector<fw_job_input_t> jobs;
+};
+
+void BuildRecords(const std::vector<JobInputs>& jobs, size_t tres_cnt, Records* r) {
+  const size_t n = jobs.size();
   std::map<std::vector<double>, size_t> part_of;
-  std::vector<std::vector<uint64_t>> alloc(n), req(n);
-  std::vector<fw_job_input_t> snapshots(n);
-  std::vector<size_t> job_part(n, SIZE_MAX);
-  part_tres.reserve(n);
+  r->alloc.assign(n, {});
+  r->req.assign(n, {});
+  r->jobs.assign(n, fw_job_input_t{});
+  std::vector<uint32_t> job_part(n, FW_NO_PARTITION);
   for (size_t i = 0; i < n; ++i) {
     const JobInputs& j = jobs[i];
     if (j.partition) {
@@ -222,74 +189,114 @@ void BM_ApiPass(benchmark::State& state, size_t n) {
       for (uint64_t t : j.partition->tres_cnt) value.push_back(static_cast<double>(t));
       auto it = part_of.find(value);
       if (it == part_of.end()) {
-        part_tres.push_back(j.partition->tres_cnt);
-        part_tres.back().resize(tres_cnt, 0);
+        r->part_tres.push_back(j.partition->tres_cnt);
+        r->part_tres.back().resize(tres_cnt, 0);
         fw_partition_input_t p{};
         p.priority_job_factor = j.partition->priority_job_factor;
         p.norm_priority = j.partition->norm_priority;
         p.max_time_min = j.partition->max_time_min;
-        parts.push_back(p);
-        it = part_of.emplace(value, parts.size() - 1).first;
+        r->parts.push_back(p);
+        it = part_of.emplace(value, r->parts.size() - 1).first;
       }
-      job_part[i] = it->second;
+      job_part[i] = static_cast<uint32_t>(it->second);
     }
-    alloc[i] = j.tres_alloc;
-    req[i] = j.tres_req;
-    if (!alloc[i].empty()) alloc[i].resize(tres_cnt, 0);
-    if (!req[i].empty()) req[i].resize(tres_cnt, 0);
+    r->alloc[i] = j.tres_alloc;
+    r->req[i] = j.tres_req;
+    if (!r->alloc[i].empty()) r->alloc[i].resize(tres_cnt, 0);
+    if (!r->req[i].empty()) r->req[i].resize(tres_cnt, 0);
   }
-  for (size_t p = 0; p < parts.size(); ++p) {
-    parts[p].key = &parts[p];
-    parts[p].tres_cnt = part_tres[p].empty() ? nullptr : part_tres[p].data();
+  for (size_t p = 0; p < r->parts.size(); ++p) {
+    r->parts[p].tres_cnt = r->part_tres[p].empty() ? nullptr : r->part_tres[p].data();
   }
-  std::vector<int> records(n);
   for (size_t i = 0; i < n; ++i) {
     const JobInputs& j = jobs[i];
-    fw_job_input_t& s = snapshots[i];
+    fw_job_input_t& s = r->jobs[i];
     s.job_id = static_cast<uint32_t>(i + 1);
-    s.key.priority = 1;
-    s.key.nice = j.nice;
-    s.key.site_factor = j.site_factor;
-    s.key.time_limit = j.time_limit_min;
-    s.key.total_cpus = j.total_cpus;
-    s.key.min_nodes = j.min_nodes;
-    s.key.accrue_time = j.accrue_time;
+    s.record_index = static_cast<uint32_t>(i);
+    s.priority = 1;
+    s.nice = j.nice;
+    s.site_factor = j.site_factor;
+    s.time_limit_min = j.time_limit_min;
+    s.total_cpus = j.total_cpus;
+    s.min_nodes = j.min_nodes;
+    s.accrue_time = j.accrue_time;
     s.max_cpus = j.max_cpus;
     s.min_cpus = j.min_cpus;
-    s.tres_alloc = alloc[i].empty() ? nullptr : alloc[i].data();
-    s.tres_req = req[i].empty() ? nullptr : req[i].data();
+    s.tres_alloc = r->alloc[i].empty() ? nullptr : r->alloc[i].data();
+    s.tres_req = r->req[i].empty() ? nullptr : r->req[i].data();
     s.has_assoc = j.has_assoc;
     s.assoc_priority = j.assoc_priority;
     s.assoc_priority_norm = j.assoc_priority_norm;
-    s.fs_factor = j.fairshare_factor;
+    s.fairshare_factor = j.fairshare_factor;
     s.has_qos = j.has_qos;
     s.qos_priority = j.qos_priority;
     s.qos_norm_priority = j.qos_norm_priority;
-    s.partition = job_part[i] == SIZE_MAX ? nullptr : &parts[job_part[i]];
+    s.partition = job_part[i];
   }
+}
+
+// The same jobs on the decay pass's path for single-partition jobs
+// (flat_priority.h): computed on the boundary's records directly, the
+// weights prepared once. The records are built before timing, as the
+// plugin builds them while reading the job records.
+void BM_FlatPriority(benchmark::State& state, size_t n) {
+  const std::vector<JobInputs>& jobs = Jobs(n);
+  const Params params = fb::BenchParams(FairshareMode::kFairTree);
+  const fairway::ClusterInputs cluster = fb::BenchCluster();
+  std::vector<uint32_t> weighted_columns;
+  for (size_t column = 0; column < params.weight_tres.size(); ++column) {
+    if (params.weight_tres[column] != 0) weighted_columns.push_back(static_cast<uint32_t>(column));
+  }
+  fairway::FlatWeights weights;
+  fairway::BuildFlatWeights(params, weighted_columns, params.weight_tres.size(), &weights);
+  Records records;
+  BuildRecords(jobs, params.weight_tres.size(), &records);
+  std::vector<double> tres(weighted_columns.size() + 1);
+  fairway::FlatResult result;
+  uint64_t checksum = 0;
+  for (auto _ : state) {
+    for (const fw_job_input_t& job : records.jobs) {
+      const fw_partition_input_t* part =
+          job.partition == FW_NO_PARTITION ? nullptr : &records.parts[job.partition];
+      fairway::ComputeFlatPriority(job, part, weights, cluster, fb::kBenchNow, &result,
+                                   tres.data());
+      checksum += result.priority;
+    }
+    benchmark::DoNotOptimize(checksum);
+  }
+  state.counters["jobs"] = static_cast<double>(n);
+  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(n));
+}
+
+// The decay pass's priority part through the C interface the boundary
+// calls (fairway_api.h): begin, one fw_pass_add per job, end, and the store
+// of every job (all changed: the worst case, as after a restart). The
+// records are built before timing, as the boundary builds them while
+// reading the job records. Compare with FlatPriority (the arithmetic
+// alone): the difference is what the tables and the interface cost.
+void BM_ApiPass(benchmark::State& state, size_t n) {
+  const std::vector<JobInputs> jobs = fb::GenerateJobs(n, kJobSeed, {});
+  const Params params = fb::BenchParams(FairshareMode::kFairTree);
+  const fw_config_input_t in = ConfigInputOf(params);
+  fw_config_t* config = fw_config_create(&in, nullptr, false);
+  Records records;
+  BuildRecords(jobs, params.weight_tres.size(), &records);
   const fw_cluster_t cluster{fb::BenchCluster().cluster_cpus, fb::BenchCluster().node_count};
   fw_pass_t* pass = fw_pass_create();
-  // The job records as a walk over the job list finds them: the pass sizes
-  // its tables from them.
-  std::vector<void*> record_list(n);
+  // The job ids as a walk over the job list finds them: the pass sizes its
+  // tables from them.
   std::vector<uint32_t> ids(n);
-  for (size_t i = 0; i < n; ++i) {
-    record_list[i] = &records[i];
-    ids[i] = snapshots[i].job_id;
-  }
-  fw_pass_assign_walked(pass, record_list.data(), ids.data(), n);
+  for (size_t i = 0; i < n; ++i) ids[i] = records.jobs[i].job_id;
+  fw_pass_assign_walked(pass, ids.data(), n);
   uint64_t checksum = 0;
   for (auto _ : state) {
     fw_pass_begin(pass, config, &cluster, fb::kBenchNow);
-    for (size_t i = 0; i < n; ++i) fw_pass_add(pass, &snapshots[i], &records[i], nullptr, nullptr);
+    for (const fw_job_input_t& job : records.jobs) fw_pass_add(pass, &job, records.parts.data());
     fw_pass_end_gather(pass);
     fw_store_item_t item;
     bool finished = false;
     while (!finished) {
-      while (fw_pass_store_next(pass, &item)) {
-        checksum += item.factors.priority;
-        fw_pass_store_done(pass, item.position, true);
-      }
+      while (fw_pass_store_next(pass, true, &item)) checksum += item.factors.priority;
       finished = fw_pass_store_end_slice(pass);
     }
     benchmark::DoNotOptimize(checksum);

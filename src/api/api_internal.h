@@ -113,16 +113,12 @@ void AddRemoteUsage(const fw_config& config, fw_remote* remote, int64_t now, Ass
 bool RootUsageBeyondChildren(const fw_assoc_input_t* in, size_t n,
                              const std::vector<int32_t>& node_of, long double* sum);
 
-// The fairshare factor a job gets (fw_job_input_t's contract); 0 without an
-// association, without a fairshare weight, or without fairshare at all.
-double FairshareFactorOf(const fw_config& config, const fw_job_input_t& job);
-
-// Fills *in from a job snapshot (GatherJobInputs), reusing its storage.
-// filled_from: which partition key in->partition holds (a pass gathers many
-// jobs into one JobInputs; consecutive jobs mostly share a partition), or
-// nullptr for no cache.
-void JobInputsFrom(const fw_config& config, const fw_job_input_t& job, JobInputs* in,
-                   const void** filled_from);
+// The general path's inputs (multi-partition jobs, jobs with several QOS,
+// priority_p_set) made from the same record the pass computes the others
+// on directly, reusing *in's storage. partitions: the array the record's
+// indexes refer to.
+void JobInputsFrom(const fw_config& config, const fw_job_input_t& job,
+                   const fw_partition_input_t* partitions, JobInputs* in);
 
 // fw_priority_count: the entries of the job's priority_array.
 uint32_t PriorityCount(const fw_job_input_t& job);

@@ -510,6 +510,11 @@ TEST(ApiFairshare, FairshareFromParentOnlyForParentWithAParent) {
   EXPECT_FALSE(fw_fairshare_from_parent(1, true));
   EXPECT_FALSE(fw_fairshare_from_parent(0, true));
   EXPECT_FALSE(fw_fairshare_from_parent(FW_NO_VAL, true));
+  // DEPTH_OBLIVIOUS's siblings leave out the Fairshare=parent ones only.
+  EXPECT_FALSE(fw_depth_oblivious_sibling(kSharesUseParent));
+  EXPECT_TRUE(fw_depth_oblivious_sibling(1));
+  EXPECT_TRUE(fw_depth_oblivious_sibling(0));
+  EXPECT_TRUE(fw_depth_oblivious_sibling(FW_NO_VAL));
   EXPECT_EQ(kSharesUseParent, 0x7fffffffu);  // Slurm's SLURMDB_FS_USE_PARENT
 }
 

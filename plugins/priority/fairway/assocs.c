@@ -333,7 +333,7 @@ static void one_assoc_input(const slurmdb_assoc_rec_t *a,
 	list_itr_t *it = list_iterator_create(parent->usage->children_list);
 	const slurmdb_assoc_rec_t *sibling;
 	while ((sibling = list_next(it))) {
-		if (sibling->shares_raw == SLURMDB_FS_USE_PARENT)
+		if (!fw_depth_oblivious_sibling(sibling->shares_raw))
 			continue;
 		if (sibling == a)
 			in->self_index = in->sibling_count;
