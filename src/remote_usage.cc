@@ -36,18 +36,24 @@ constexpr int kVersion = 2;
 constexpr int64_t kLateRecordLagS = 3600;
 constexpr int64_t kMaxWindowS = 365 * 86400;
 
-std::string Escape(const std::string& s) {
+// s with '%', spaces and control characters as %XX, appended to *out (a
+// state file writes tens of thousands of paths a pass: no temporaries).
+void AppendEscaped(const std::string& s, std::string* out) {
   static const char kHex[] = "0123456789ABCDEF";
-  std::string out;
   for (unsigned char c : s) {
     if (c == '%' || c == ' ' || c < 0x20 || c == 0x7f) {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 0xf];
+      out->push_back('%');
+      out->push_back(kHex[c >> 4]);
+      out->push_back(kHex[c & 0xf]);
     } else {
-      out += static_cast<char>(c);
+      out->push_back(static_cast<char>(c));
     }
   }
+}
+
+std::string Escape(const std::string& s) {
+  std::string out;
+  AppendEscaped(s, &out);
   return out;
 }
 
@@ -218,7 +224,19 @@ int64_t RemoteUsage::FetchSince(const std::string& cluster, int64_t now, int64_t
   return std::max(since, floor);
 }
 
-RemoteSyncResult RemoteUsage::Sync(const std::string& cluster, const std::vector<RemoteAssoc>& assocs,
+bool RemoteUsage::NeedsAssocs(const std::string& cluster, const std::vector<RemoteJob>& jobs,
+                              int64_t now) const {
+  auto it = clusters_.find(cluster);
+  if (it == clusters_.end() || it->second.paths_at == 0) return true;
+  const RemoteClusterUsage& c = it->second;
+  if (now - c.paths_at >= kRemoteAssocRefreshS || now < c.paths_at) return true;
+  for (const RemoteJob& job : jobs) {
+    if (job.start > 0 && job.assoc_id > c.paths_max_id) return true;
+  }
+  return false;
+}
+
+RemoteSyncResult RemoteUsage::Sync(const std::string& cluster, const std::vector<RemoteAssoc>* assocs,
                                    const std::vector<RemoteJob>& jobs, int64_t now,
                                    double decay_per_second, int64_t half_life_s,
                                    const RemotePlan& plan) {
@@ -230,7 +248,13 @@ RemoteSyncResult RemoteUsage::Sync(const std::string& cluster, const std::vector
   RollPlanEntries(&c.plan_ended, c.plan_index, plan_now, plan.per_interval_decay);
   c.plan_index = plan_now;
   c.plan_running.clear();
-  const std::map<uint32_t, std::string> paths = RemotePaths(assocs);
+  if (assocs) {
+    c.paths = RemotePaths(*assocs);
+    c.paths_at = now;
+    c.paths_max_id = 0;
+    for (const RemoteAssoc& a : *assocs) c.paths_max_id = std::max(c.paths_max_id, a.id);
+  }
+  const std::map<uint32_t, std::string>& paths = c.paths;
   // The ended jobs' usage, decayed to now; the running ones are recounted.
   const long double factor = c.as_of ? DecayFactor(decay_per_second, now - c.as_of) : 1;
   for (auto& [path, usage] : c.ended) usage *= factor;
@@ -288,6 +312,22 @@ void RemoteUsage::Keep(const std::vector<std::string>& names) {
   }
 }
 
+namespace {
+// (*out)[path] += usage * factor for every entry of from, in path order:
+// each place found from the last (a hint), not searched from the root,
+// since both maps are sorted by path; every path of one cluster is usually
+// in the next (the pass adds tens of thousands a time).
+void AddSorted(const std::map<std::string, long double>& from, long double factor,
+               std::map<std::string, long double>* out) {
+  auto hint = out->begin();
+  for (const auto& [path, usage] : from) {
+    auto it = out->try_emplace(hint, path, 0.0L);
+    it->second += usage * factor;
+    hint = std::next(it);
+  }
+}
+}  // namespace
+
 RemoteUsed RemoteUsage::Used(const std::vector<std::pair<std::string, double>>& clusters,
                              int64_t now, double decay_per_second, const RemotePlan& plan) const {
   RemoteUsed used;
@@ -300,8 +340,8 @@ RemoteUsed RemoteUsage::Used(const std::vector<std::pair<std::string, double>>& 
     const RemoteClusterUsage& c = it->second;
     const long double factor = DecayFactor(decay_per_second, now - c.as_of) * scale;
     std::map<std::string, long double>& out = used.by_cluster[name];
-    for (const auto& [path, usage] : c.ended) out[path] += usage * factor;
-    for (const auto& [path, usage] : c.running) out[path] += usage * factor;
+    for (const auto* part : {&c.ended, &c.running}) AddSorted(*part, factor, &out);
+    if (!plan.wanted) continue;
     // Both ledgers rolled to now's interval (copies), scaled.
     std::map<std::string, PlannedUseEntry> ended = c.plan_ended, running = c.plan_running;
     RollPlanEntries(&ended, c.plan_index, used.plan_index, plan.per_interval_decay);
@@ -319,9 +359,7 @@ RemoteUsed RemoteUsage::Used(const std::vector<std::pair<std::string, double>>& 
 
 std::map<std::string, long double> RemoteUsed::Sum() const {
   std::map<std::string, long double> out;
-  for (const auto& [cluster, paths] : by_cluster) {
-    for (const auto& [path, usage] : paths) out[path] += usage;
-  }
+  for (const auto& [cluster, paths] : by_cluster) AddSorted(paths, 1, &out);
   return out;
 }
 
@@ -336,10 +374,14 @@ std::string RemoteUsed::Serialize() const {
     out += "cluster " + Escape(name) + " " + std::to_string(synced) + " " + std::to_string(n) + " " +
            std::to_string(m) + "\n";
     if (paths != by_cluster.end()) {
+      // About 70 bytes a path.
+      out.reserve(out.size() + 80 * paths->second.size());
       for (const auto& [path, usage] : paths->second) {
-        out += "u " + Escape(path) + " ";
+        out += "u ";
+        AppendEscaped(path, &out);
+        out.push_back(' ');
         AppendLongDouble(usage, &out);
-        out += "\n";
+        out.push_back('\n');
       }
     }
     if (plans != plan_by_cluster.end()) {

@@ -75,12 +75,27 @@ struct RemoteClusterUsage {
   // and the running jobs' as of the last sync (recounted each sync).
   int64_t plan_index = -1;
   std::map<std::string, PlannedUseEntry> plan_ended, plan_running;
+  // Not saved: the associations' paths by id from the last associations a
+  // sync was given, when, and the highest id among them. A sync given none
+  // reuses them (NeedsAssocs says when it cannot).
+  std::map<uint32_t, std::string> paths;
+  int64_t paths_at = 0;  // 0: none since the controller started
+  uint32_t paths_max_id = 0;
 };
+
+// How long a cluster's association paths are reused before a sync asks
+// slurmdbd for its associations again: a reparented or renamed account
+// there counts under its new path within this time.
+constexpr int64_t kRemoteAssocRefreshS = 3600;
 
 // The planned-use interval and its decay D, for the remote ledgers.
 struct RemotePlan {
   int64_t interval_s = 86400;
   double per_interval_decay = 1;
+  // Used() rolls and copies the ledger entries only when they are read
+  // (planned use); Sync keeps them always, so that a switch to planned use
+  // finds them.
+  bool wanted = true;
 };
 
 // Rolls per-path ledger entries from interval `from` to `to` as
@@ -132,11 +147,21 @@ class RemoteUsage {
   // window.
   int64_t FetchSince(const std::string& cluster, int64_t now, int64_t half_life_s) const;
 
+  // Whether a sync of `cluster` at `now` with these jobs needs the
+  // cluster's associations: none kept since the controller started, kept
+  // for kRemoteAssocRefreshS or longer, or a job that ran names an
+  // association newer than them (ids grow; an older id not among them is a
+  // deleted association, whose jobs have no path).
+  bool NeedsAssocs(const std::string& cluster, const std::vector<RemoteJob>& jobs,
+                   int64_t now) const;
+
   // One sync of `cluster` at `now` with the jobs slurmdbd returned for
-  // FetchSince and the cluster's associations (for the paths).
+  // FetchSince and, when given (not null), the cluster's associations (for
+  // the paths; kept for the next syncs). Without them the kept paths are
+  // used: requires !NeedsAssocs(cluster, jobs, now).
   // plan: the planned-use ledgers are kept too (always, so that a switch
   // to planned use finds them).
-  RemoteSyncResult Sync(const std::string& cluster, const std::vector<RemoteAssoc>& assocs,
+  RemoteSyncResult Sync(const std::string& cluster, const std::vector<RemoteAssoc>* assocs,
                         const std::vector<RemoteJob>& jobs, int64_t now, double decay_per_second,
                         int64_t half_life_s, const RemotePlan& plan = RemotePlan());
 

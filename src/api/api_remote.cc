@@ -18,6 +18,7 @@ RemotePlan PlanOf(const fw_config& config) {
   plan.interval_s = config.params.planned_use_interval_s;
   plan.per_interval_decay =
       PlannedUsePerIntervalDecay(config.params.planned_use_interval_s, config.params.decay_half_life_s);
+  plan.wanted = config.params.Mode() == FairshareMode::kPlannedUse;
   return plan;
 }
 
@@ -106,8 +107,8 @@ void fw_remote_sync(fw_remote_t* remote, const fw_config_t* config, const char* 
   if (!remote || !config || !cluster) return;
   try {
     auto text = [](const char* s) { return std::string(s ? s : ""); };
-    std::vector<fairway::RemoteAssoc> a(n_assocs);
-    for (size_t i = 0; i < n_assocs; ++i) {
+    std::vector<fairway::RemoteAssoc> a(assocs ? n_assocs : 0);
+    for (size_t i = 0; i < a.size(); ++i) {
       a[i] = {assocs[i].id, text(assocs[i].acct), text(assocs[i].user), text(assocs[i].partition),
               text(assocs[i].parent_acct)};
     }
@@ -128,8 +129,12 @@ void fw_remote_sync(fw_remote_t* remote, const fw_config_t* config, const char* 
       }
       j.push_back(job);
     }
+    if (!assocs && remote->usage.NeedsAssocs(cluster, j, now)) {
+      if (out) out->needs_assocs = true;
+      return;
+    }
     const fairway::RemoteSyncResult r =
-        remote->usage.Sync(cluster, a, j, now, config->decay_per_second,
+        remote->usage.Sync(cluster, assocs ? &a : nullptr, j, now, config->decay_per_second,
                            config->params.decay_half_life_s, fairway::api::PlanOf(*config));
     std::vector<std::string> named;
     for (const fairway::Params::RemoteCluster& c : config->params.fairshare_clusters) {

@@ -17,12 +17,13 @@ namespace {
 constexpr int64_t kHalfLife = 7 * 86400;
 
 // root > a > b > alice; root > d > erin (and erin on partition gpu).
-std::vector<RemoteAssoc> RemoteTree() {
-  return {{10, "root", "", "", ""},      {11, "a", "", "", "root"},
+const std::vector<RemoteAssoc>* RemoteTree() {
+  static const std::vector<RemoteAssoc> tree = {{10, "root", "", "", ""},      {11, "a", "", "", "root"},
           {12, "b", "", "", "a"},        {13, "b", "alice", "", ""},
           {14, "d", "", "", "root"},     {15, "d", "erin", "", ""},
           {16, "d", "erin", "gpu", ""},  {17, "lost", "", "", "nowhere"},
           {18, "lost", "zed", "", ""}};
+  return &tree;
 }
 
 AssocTree LocalTree() {
@@ -59,7 +60,7 @@ RemoteJob Job(uint32_t id, uint32_t assoc, int64_t start, int64_t end, double bi
 }
 
 TEST(RemoteUsage, PathsFollowTheAccountChainAndSkipChainsNotReachingRoot) {
-  const std::map<uint32_t, std::string> paths = RemotePaths(RemoteTree());
+  const std::map<uint32_t, std::string> paths = RemotePaths(*RemoteTree());
   EXPECT_EQ(paths.at(10), "root");
   EXPECT_EQ(paths.at(12), "root/a/b");
   EXPECT_EQ(paths.at(13), "root/a/b|alice");
@@ -261,6 +262,43 @@ TEST(RemoteUsage, StateRoundTripsAndDamageIsRefused) {
       back.Sync("b", RemoteTree(), {Job(1, 13, t0 - 600, t0 - 100)}, t0 + 60, f, kHalfLife);
   EXPECT_EQ(s.charged, 0u);
   EXPECT_EQ(s.repeated, 1u);
+}
+
+TEST(RemoteUsage, KeepsAssociationPathsUntilAnHourOrANewerAssociation) {
+  RemoteUsage r;
+  const double f = DecayFactorPerSecond(kHalfLife);
+  const int64_t t0 = 1700000000;
+  const std::vector<RemoteJob> old_jobs = {Job(1, 13, t0 - 600, t0 - 100)};
+  // None kept yet: the first sync needs them.
+  EXPECT_TRUE(r.NeedsAssocs("b", old_jobs, t0));
+  r.Sync("b", RemoteTree(), old_jobs, t0, f, kHalfLife);
+  // Kept: a later sync of jobs of known associations goes without them,
+  // and charges exactly what a sync given them would.
+  const std::vector<RemoteJob> more = {Job(2, 15, t0 - 300, t0 + 30), Job(3, 13, t0, t0 + 50)};
+  EXPECT_FALSE(r.NeedsAssocs("b", more, t0 + 60));
+  RemoteUsage given = r;
+  const RemoteSyncResult kept = r.Sync("b", nullptr, more, t0 + 60, f, kHalfLife);
+  const RemoteSyncResult fresh = given.Sync("b", RemoteTree(), more, t0 + 60, f, kHalfLife);
+  EXPECT_EQ(kept.charged, 2u);
+  EXPECT_EQ(kept.charged_usage, fresh.charged_usage);
+  EXPECT_EQ(r.clusters().at("b").ended, given.clusters().at("b").ended);
+  // A deleted association (an id below the newest kept one, not among
+  // them) has no path: no need to ask again.
+  EXPECT_FALSE(r.NeedsAssocs("b", {Job(4, 9, t0, t0 + 70)}, t0 + 120));
+  // An association newer than the kept ones: ask.
+  EXPECT_TRUE(r.NeedsAssocs("b", {Job(5, 19, t0, t0 + 70)}, t0 + 120));
+  // A job that never ran names no association that matters.
+  RemoteJob sibling = Job(6, 19, 0, 0);
+  EXPECT_FALSE(r.NeedsAssocs("b", {sibling}, t0 + 120));
+  // An hour after they were read: ask again.
+  EXPECT_TRUE(r.NeedsAssocs("b", more, t0 + kRemoteAssocRefreshS));
+  // Another cluster keeps its own.
+  EXPECT_TRUE(r.NeedsAssocs("c", old_jobs, t0 + 60));
+  // Not saved: after a restart the first sync asks again.
+  RemoteUsage back;
+  std::string error;
+  ASSERT_TRUE(RemoteUsage::Parse(r.Serialize(), &back, &error)) << error;
+  EXPECT_TRUE(back.NeedsAssocs("b", more, t0 + 120));
 }
 
 TEST(RemoteClustersParams, ListRunsOverItemsWithoutEqualsAndTakesScales) {
