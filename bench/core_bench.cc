@@ -478,36 +478,39 @@ std::vector<std::pair<std::string, double>> RemoteClusterList() {
   return clusters;
 }
 
-// What each decay pass adds with fairshare_clusters (api_remote.cc's
-// AddRemoteUsage): the usage decayed to now per cluster and path, summed,
-// and added to each path's node and its ancestors.
+// What each decay pass adds with fairshare_clusters outside planned use
+// (api_remote.cc's AddRemoteUsage): the usage decayed to now per cluster
+// and path (a view), summed per path, and added to each path's node and
+// its ancestors, with the local-path index the pass keeps (its signature
+// checked each pass).
 void BM_RemotePassAdd(benchmark::State& state, size_t n) {
   const fairway::RemoteUsage& remote = Remote(n);
   const AssocTree& tree = Tree(n, FairshareMode::kFairTree);
   const Params params = fb::BenchParams(FairshareMode::kFairTree);
   const double decay = fairway::DecayFactorPerSecond(params.decay_half_life_s);
   const auto clusters = RemoteClusterList();
-  fairway::RemotePlan plan;
-  plan.wanted = false;  // Fair Tree: no ledger entries
+  const fairway::LocalPathIndex index = fairway::MakeLocalPathIndex(tree);
   for (auto _ : state) {
-    fairway::RemoteUsed used = remote.Used(clusters, fb::kBenchNow + 60, decay, plan);
-    std::vector<long double> extra = fairway::RemoteSubtreeUsage(tree, used.Sum(), nullptr);
+    fairway::ClustersView view = remote.UsedView(clusters, fb::kBenchNow + 60, decay, nullptr);
+    benchmark::DoNotOptimize(fairway::LocalPathSignature(tree));
+    std::vector<long double> extra = fairway::RemoteSubtreeUsage(tree, view, index, nullptr);
     benchmark::DoNotOptimize(extra.data());
   }
   state.counters["paths"] = static_cast<double>(remote.clusters().begin()->second.ended.size());
 }
 
-// The file each pass writes for explain (fairway_remote_used).
+// The file each pass writes for explain (fairway_remote_used), from the
+// same view.
 void BM_RemoteUsedSerialize(benchmark::State& state, size_t n) {
   const Params params = fb::BenchParams(FairshareMode::kFairTree);
-  fairway::RemotePlan plan;
-  plan.wanted = false;  // Fair Tree: no ledger entries
-  const fairway::RemoteUsed used =
-      Remote(n).Used(RemoteClusterList(), fb::kBenchNow + 60,
-                     fairway::DecayFactorPerSecond(params.decay_half_life_s), plan);
+  std::map<std::string, int64_t> synced_at;
+  const fairway::ClustersView view =
+      Remote(n).UsedView(RemoteClusterList(), fb::kBenchNow + 60,
+                         fairway::DecayFactorPerSecond(params.decay_half_life_s), &synced_at);
   size_t bytes = 0;
   for (auto _ : state) {
-    std::string text = used.Serialize();
+    std::string text =
+        fairway::RemoteUsed::SerializeView(fb::kBenchNow + 60, 0, synced_at, view, {});
     bytes = text.size();
     benchmark::DoNotOptimize(text.data());
   }

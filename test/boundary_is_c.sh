@@ -5,7 +5,7 @@
 # Slurm's private headers (src/...): only Slurm's public API (slurm/*.h,
 # used by the tool's libslurm client) is written to be included from C++.
 # It also fails when the code that includes Slurm's headers, where every
-# release difference lives, grows past its budget of 2,900 lines (2,884
+# release difference lives, grows past its budget of 2,950 lines (2,916
 # on 2026-11-27, as clang-format writes them; doc/architecture.md gives
 # it per file and says why it is what it is). The budget was 2,700 until
 # jobs.c was split into job_find.c, job_gather.c and job_store.c, each with
@@ -13,7 +13,9 @@
 # contracts and two wrappers of a few lines. It was 2,800 until
 # fairshare_clusters (issue 49) needed to ask slurmdbd for other clusters'
 # associations and jobs: remote_fetch.c, 105 lines (its thread and state
-# file, remote_sync.c, include no Slurm header). Code that needs no Slurm type
+# file, remote_sync.c, include no Slurm header), and 2,900 until its sync
+# reused the associations' paths and timed itself (issue 49's scale case:
+# 32 lines). Code that needs no Slurm type
 # belongs in the core or behind fw_host.h, and a new release's
 # differences must not double it unseen. A header that declares functions
 # taking Slurm's types under #ifdef FW_SLURM_AT_LEAST (fw_plugin.h's, so
@@ -33,7 +35,7 @@ for f in $(cd "$top" && find src tool plugins test bench -type f \( -name '*.c' 
   fi
 done
 lines=$(cd "$top/plugins/priority/fairway" && grep -lE "$slurm_include|include \"fw_plugin.h\"|ifdef FW_SLURM_AT_LEAST" *.c *.h | xargs cat | wc -l)
-budget=2900
+budget=2950
 if [ "$lines" -gt "$budget" ]; then
   echo "FAIL: the files that include Slurm headers hold $lines lines, over the budget of $budget (test/boundary_is_c.sh, doc/architecture.md)"
   status=1

@@ -364,8 +364,14 @@ void fw_remote_sync(fw_remote_t *remote, const fw_config_t *config, const char *
                     const fw_remote_assoc_t *assocs, size_t n_assocs,
                     const fw_remote_job_t *jobs, size_t n_jobs, int64_t now,
                     fw_remote_sync_t *out);
+/* Makes the bytes of what the last fw_fairshare_with_remote added, which
+ * fw_remote_used_serialize returns. Requires the remote-usage mutex held
+ * since that call, and may take milliseconds: call it after releasing
+ * slurmctld's locks. */
+void fw_remote_prepare_used(fw_remote_t *remote, const fw_config_t *config);
 /* What the last fw_fairshare_with_remote added, per cluster and path, for
- * StateSaveLocation/fairway_remote_used (malloc; *length set). */
+ * StateSaveLocation/fairway_remote_used (malloc; *length set), as
+ * fw_remote_prepare_used made it. */
 char *fw_remote_used_serialize(const fw_remote_t *remote, size_t *length);
 /* When cluster was last synced (0: never). */
 int64_t fw_remote_synced_at(const fw_remote_t *remote, const char *cluster);

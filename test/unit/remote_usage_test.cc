@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
 
 #include "decay.h"
 #include "params.h"
@@ -158,6 +159,76 @@ TEST(RemoteUsage, SubtreeUsageChargesAncestorsAndReportsUnmatchedPaths) {
   EXPECT_EQ(u[tree.Find(5)], 1);
   EXPECT_EQ(u[tree.root()], 11);
   EXPECT_EQ(unmatched, std::vector<std::string>{"root/d|erin"});
+}
+
+// The pass adds the other clusters' usage from a view (no path copied)
+// with a local-path index it keeps; explain adds it from the file's maps.
+// Both must give what the maps, summed per path, give, bit for bit: the
+// same per-cluster values, the same sums per node, the same file.
+TEST(RemoteUsage, ViewGivesTheMapsSumsAndFileBitForBit) {
+  RemoteUsage r;
+  const double f = DecayFactorPerSecond(kHalfLife);
+  const int64_t t0 = 1'800'000'000;
+  std::mt19937_64 random(20261127);
+  const uint32_t assocs[] = {12, 13, 15, 16, 18};  // 16: no local path; 18: none anywhere
+  for (const char* cluster : {"b", "c", "d"}) {
+    std::vector<RemoteJob> jobs;
+    for (uint32_t id = 1; id <= 40; ++id) {
+      const int64_t start = t0 - 3600 + static_cast<int64_t>(random() % 3000);
+      const int64_t end = random() % 4 ? start + 1 + static_cast<int64_t>(random() % 500) : 0;
+      jobs.push_back(Job(id, assocs[random() % 5], start, end, 1 + static_cast<double>(random() % 7)));
+    }
+    r.Sync(cluster, RemoteTree(), jobs, t0, f, kHalfLife);
+  }
+  const std::vector<std::pair<std::string, double>> clusters = {{"b", 1.0}, {"c", 0.25}, {"d", 3.0}};
+  const int64_t now = t0 + 4321;
+  RemotePlan plan;
+  plan.wanted = false;
+  // The maps, built as a sum per path from 0.
+  std::map<std::string, std::map<std::string, long double>> naive;
+  for (const auto& [name, scale] : clusters) {
+    const RemoteClusterUsage& c = r.clusters().at(name);
+    const long double factor = std::pow(static_cast<long double>(f), static_cast<long double>(now - c.as_of)) * scale;
+    for (const auto* part : {&c.ended, &c.running}) {
+      for (const auto& [path, usage] : *part) naive[name][path] += usage * factor;
+    }
+  }
+  const RemoteUsed used = r.Used(clusters, now, f, plan);
+  EXPECT_EQ(used.by_cluster, naive);
+  const AssocTree tree = LocalTree();
+  std::vector<std::string> unmatched_maps, unmatched_view;
+  const std::vector<long double> from_maps = RemoteSubtreeUsage(tree, used.Sum(), &unmatched_maps);
+  std::map<std::string, int64_t> synced_at;
+  const ClustersView view = r.UsedView(clusters, now, f, &synced_at);
+  const std::vector<long double> from_view =
+      RemoteSubtreeUsage(tree, view, MakeLocalPathIndex(tree), &unmatched_view);
+  EXPECT_EQ(from_view, from_maps);
+  EXPECT_GT(from_view[tree.root()], 0);
+  EXPECT_EQ(unmatched_view, unmatched_maps);
+  EXPECT_FALSE(unmatched_view.empty());
+  EXPECT_EQ(RemoteUsed::SerializeView(now, plan.IndexAt(now), synced_at, view, {}), used.Serialize());
+  // What explain parses adds up the same.
+  RemoteUsed back;
+  std::string error;
+  ASSERT_TRUE(RemoteUsed::Parse(used.Serialize(), &back, &error)) << error;
+  EXPECT_EQ(RemoteSubtreeUsage(tree, back.Sum(), nullptr), from_view);
+}
+
+TEST(RemoteUsage, LocalPathSignatureFollowsWhatPathsDependOn) {
+  const AssocTree tree = LocalTree();
+  EXPECT_EQ(LocalPathSignature(tree), LocalPathSignature(LocalTree()));
+  std::vector<AssocNode> nodes = tree.nodes();
+  nodes[3].user = "alicf";
+  AssocTree renamed;
+  std::string error;
+  ASSERT_TRUE(renamed.Build(nodes, true, &error)) << error;
+  EXPECT_NE(LocalPathSignature(renamed), LocalPathSignature(tree));
+  nodes = tree.nodes();
+  nodes[2].parent_id = 1;  // b moved from a to root
+  AssocTree moved;
+  ASSERT_TRUE(moved.Build(nodes, true, &error)) << error;
+  EXPECT_NE(LocalPathSignature(moved), LocalPathSignature(tree));
+  EXPECT_EQ(MakeLocalPathIndex(moved).at("root/b|alice"), moved.Find(4));
 }
 
 TEST(RemoteUsage, UsageUnderAPathCountsItsSubtreeOnly) {
