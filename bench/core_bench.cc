@@ -14,6 +14,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -23,6 +24,7 @@
 
 #include "api/fairway_api.h"
 #include "assoc_tree.h"
+#include "decay.h"
 #include "fairshare.h"
 #include "flat_priority.h"
 #include "job_priority.h"
@@ -30,6 +32,7 @@
 #include "params.h"
 #include "planned_use.h"
 #include "ranged_tree.h"
+#include "remote_usage.h"
 #include "tree_gen.h"
 
 namespace fb = fairway::bench;
@@ -415,6 +418,142 @@ void BM_MetricsRender(benchmark::State& state, size_t n_assocs, size_t n_jobs) {
   state.counters["bytes"] = static_cast<double>(bytes);
 }
 
+// ---- global fairshare (issue 49): the other clusters' usage --------------
+
+constexpr size_t kRemoteClusters = 3;
+constexpr size_t kRemoteJobsPerDay = 50000;
+
+// The association records slurmdbd returns for a cluster with the tree of
+// Nodes(n): the same paths, so that every remote path has a node here.
+std::vector<fairway::RemoteAssoc> RemoteAssocs(size_t n) {
+  const std::vector<AssocNode>& nodes = Nodes(n);
+  std::map<uint32_t, const AssocNode*> by_id;
+  for (const AssocNode& node : nodes) by_id[node.id] = &node;
+  std::vector<fairway::RemoteAssoc> out;
+  for (const AssocNode& node : nodes) {
+    auto parent = by_id.find(node.parent_id);
+    const bool has_parent = node.parent_id != 0 && parent != by_id.end();
+    out.push_back({node.id, node.acct, node.user, node.partition,
+                   has_parent && !node.is_user() ? parent->second->acct : ""});
+  }
+  return out;
+}
+
+// n_jobs ended jobs of the user associations, ends spread evenly over
+// [from, to], ids from first_id.
+std::vector<fairway::RemoteJob> RemoteJobs(size_t n, size_t n_jobs, uint32_t first_id,
+                                           int64_t from, int64_t to) {
+  std::vector<uint32_t> users;
+  for (const AssocNode& node : Nodes(n))
+    if (node.is_user()) users.push_back(node.id);
+  std::vector<fairway::RemoteJob> jobs(n_jobs);
+  for (size_t i = 0; i < n_jobs; ++i) {
+    fairway::RemoteJob& j = jobs[i];
+    j.job_id = first_id + static_cast<uint32_t>(i);
+    j.assoc_id = users[(i * 7919) % users.size()];
+    j.end = from + static_cast<int64_t>((to - from) * i / std::max<size_t>(n_jobs - 1, 1));
+    j.start = j.end - 60 * static_cast<int64_t>(1 + (i * 31) % 60);
+    j.submit = j.start - 60;
+    j.billing = static_cast<double>(1 + i % 4);
+  }
+  return jobs;
+}
+
+std::string RemoteName(size_t c) { return "r" + std::to_string(c + 1); }
+
+// After a day of syncs: every cluster's first sync (a day of jobs).
+const fairway::RemoteUsage& Remote(size_t n) {
+  static std::map<size_t, std::unique_ptr<fairway::RemoteUsage>> cache;
+  auto& slot = cache[n];
+  if (!slot) {
+    slot = std::make_unique<fairway::RemoteUsage>();
+    const Params params = fb::BenchParams(FairshareMode::kFairTree);
+    const double decay = fairway::DecayFactorPerSecond(params.decay_half_life_s);
+    const std::vector<fairway::RemoteAssoc> assocs = RemoteAssocs(n);
+    for (size_t c = 0; c < kRemoteClusters; ++c) {
+      slot->Sync(RemoteName(c), &assocs,
+                 RemoteJobs(n, kRemoteJobsPerDay, 1, fb::kBenchNow - 86400, fb::kBenchNow),
+                 fb::kBenchNow, decay, params.decay_half_life_s);
+    }
+  }
+  return *slot;
+}
+
+std::vector<std::pair<std::string, double>> RemoteClusterList() {
+  std::vector<std::pair<std::string, double>> clusters;
+  for (size_t c = 0; c < kRemoteClusters; ++c) clusters.emplace_back(RemoteName(c), 1.0);
+  return clusters;
+}
+
+// What each decay pass adds with fairshare_clusters outside planned use
+// (api_remote.cc's AddRemoteUsage): the usage decayed to now per cluster
+// and path (a view), summed per path, and added to each path's node and
+// its ancestors, with the local-path index the pass keeps (its signature
+// checked each pass).
+void BM_RemotePassAdd(benchmark::State& state, size_t n) {
+  const fairway::RemoteUsage& remote = Remote(n);
+  const AssocTree& tree = Tree(n, FairshareMode::kFairTree);
+  const Params params = fb::BenchParams(FairshareMode::kFairTree);
+  const double decay = fairway::DecayFactorPerSecond(params.decay_half_life_s);
+  const auto clusters = RemoteClusterList();
+  const fairway::LocalPathIndex index = fairway::MakeLocalPathIndex(tree);
+  for (auto _ : state) {
+    fairway::ClustersView view = remote.UsedView(clusters, fb::kBenchNow + 60, decay, nullptr);
+    benchmark::DoNotOptimize(fairway::LocalPathSignature(tree));
+    std::vector<long double> extra = fairway::RemoteSubtreeUsage(tree, view, index, nullptr);
+    benchmark::DoNotOptimize(extra.data());
+  }
+  state.counters["paths"] = static_cast<double>(remote.clusters().begin()->second.ended.size());
+}
+
+// The file each pass writes for explain (fairway_remote_used), from the
+// same view.
+void BM_RemoteUsedSerialize(benchmark::State& state, size_t n) {
+  const Params params = fb::BenchParams(FairshareMode::kFairTree);
+  std::map<std::string, int64_t> synced_at;
+  const fairway::ClustersView view =
+      Remote(n).UsedView(RemoteClusterList(), fb::kBenchNow + 60,
+                         fairway::DecayFactorPerSecond(params.decay_half_life_s), &synced_at);
+  size_t bytes = 0;
+  for (auto _ : state) {
+    std::string text =
+        fairway::RemoteUsed::SerializeView(fb::kBenchNow + 60, 0, synced_at, view, {});
+    bytes = text.size();
+    benchmark::DoNotOptimize(text.data());
+  }
+  state.counters["bytes"] = static_cast<double>(bytes);
+}
+
+// One steady sync of one cluster a minute later: the jobs that ended in
+// the last hour (the fetch reaches back one hour for late records), of
+// which a minute's are new, with the association paths kept from the
+// first sync (slurmdbd is asked for them again hourly, or for a job of a
+// newer association).
+void BM_RemoteSync(benchmark::State& state, size_t n) {
+  const Params params = fb::BenchParams(FairshareMode::kFairTree);
+  const double decay = fairway::DecayFactorPerSecond(params.decay_half_life_s);
+  const int64_t now = fb::kBenchNow + 60;
+  const size_t per_hour = kRemoteJobsPerDay / 24, per_minute = kRemoteJobsPerDay / 1440;
+  // The last hour's jobs as the first sync charged them, then a minute's new.
+  std::vector<fairway::RemoteJob> jobs =
+      RemoteJobs(n, kRemoteJobsPerDay, 1, fb::kBenchNow - 86400, fb::kBenchNow);
+  jobs.erase(jobs.begin(), jobs.end() - static_cast<std::ptrdiff_t>(per_hour));
+  const std::vector<fairway::RemoteJob> fresh =
+      RemoteJobs(n, per_minute, 1 + kRemoteJobsPerDay, fb::kBenchNow, now);
+  jobs.insert(jobs.end(), fresh.begin(), fresh.end());
+  for (auto _ : state) {
+    state.PauseTiming();
+    fairway::RemoteUsage copy = Remote(n);
+    state.ResumeTiming();
+    fairway::RemoteSyncResult r = copy.Sync("r1", nullptr, jobs, now, decay, params.decay_half_life_s);
+    benchmark::DoNotOptimize(r);
+    state.PauseTiming();
+    { fairway::RemoteUsage gone = std::move(copy); }
+    state.ResumeTiming();
+  }
+  state.counters["jobs"] = static_cast<double>(jobs.size());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -438,6 +577,14 @@ int main(int argc, char** argv) {
       ->Unit(benchmark::kMillisecond);
   benchmark::RegisterBenchmark("MetricsRender/10000assocs_20000jobs", BM_MetricsRender,
                                size_t{10000}, size_t{20000})
+      ->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("RemotePassAdd/3clusters_10000assocs", BM_RemotePassAdd,
+                               size_t{10000})
+      ->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("RemoteUsedSerialize/3clusters_10000assocs",
+                               BM_RemoteUsedSerialize, size_t{10000})
+      ->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("RemoteSync/10000assocs_2117jobs", BM_RemoteSync, size_t{10000})
       ->Unit(benchmark::kMillisecond);
 
   benchmark::Initialize(&argc, argv);

@@ -5,7 +5,7 @@
 # Slurm's private headers (src/...): only Slurm's public API (slurm/*.h,
 # used by the tool's libslurm client) is written to be included from C++.
 # It also fails when the code that includes Slurm's headers, where every
-# release difference lives, grows past its budget of 2,950 lines (2,950
+# release difference lives, grows past its budget of 3,000 lines (2,995
 # on 2026-11-27, as clang-format writes them; doc/architecture.md gives
 # it per file and says why it is what it is). The budget was 2,700 until
 # jobs.c was split into job_find.c, job_gather.c and job_store.c, each with
@@ -17,7 +17,10 @@
 # path lost its callbacks from the core into Slurm (issue 46): the
 # lookups of job_list's records by id, and the stamp that tells whether a
 # job changed between gather and store, are the boundary's now (the rule
-# of which ids to look up stays the core's). Code that needs no Slurm type
+# of which ids to look up stays the core's). It was 2,950 until global fairshare's sync
+# asked for the associations only when the paths the core keeps do not do,
+# timed itself and trimmed malloc after a window-sized fetch (issue 49's
+# scale case, remote_fetch.c, 45 lines). Code that needs no Slurm type
 # belongs in the core or behind fw_host.h, and a new release's
 # differences must not double it unseen. A header that declares functions
 # taking Slurm's types under #ifdef FW_SLURM_AT_LEAST (fw_plugin.h's, so
@@ -37,7 +40,7 @@ for f in $(cd "$top" && find src tool plugins test bench -type f \( -name '*.c' 
   fi
 done
 lines=$(cd "$top/plugins/priority/fairway" && grep -lE "$slurm_include|include \"fw_plugin.h\"|ifdef FW_SLURM_AT_LEAST" *.c *.h | xargs cat | wc -l)
-budget=2950
+budget=3000
 if [ "$lines" -gt "$budget" ]; then
   echo "FAIL: the files that include Slurm headers hold $lines lines, over the budget of $budget (test/boundary_is_c.sh, doc/architecture.md)"
   status=1

@@ -48,7 +48,22 @@ struct fw_config {
 struct fw_remote {
   fairway::RemoteUsage usage;
   std::set<std::string> told_unmatched;
-  fairway::RemoteUsed last_used;  // what the last fairshare added
+  // Planned use: what the last fairshare added, for its ledger entries.
+  fairway::RemoteUsed last_used;
+  // What the last fairshare added, as fairway_remote_used's bytes
+  // (RemoteUsed::Serialize); empty before the first. Made by
+  // fw_remote_prepare_used from used_at and used_clusters, after the
+  // fairshare, once slurmctld's locks are released.
+  std::string last_used_bytes;
+  bool used_pending = false;
+  int64_t used_at = 0;
+  std::vector<std::pair<std::string, double>> used_clusters;
+  // The local paths' index, kept while the tree's paths are the same
+  // (LocalPathSignature): the pass would otherwise make ten thousand paths
+  // anew each time.
+  fairway::LocalPathIndex path_index;
+  uint64_t path_index_signature = 0;
+  bool path_index_made = false;
 };
 
 // The planned-use ledger, and when the copy it was parsed from was written:

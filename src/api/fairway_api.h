@@ -351,16 +351,28 @@ typedef struct {
 typedef struct {
   size_t charged, running, repeated, without_path;
   double charged_usage; /* billing-seconds the charged jobs added */
+  /* Nothing was done: call again with the cluster's associations. */
+  bool needs_assocs;
 } fw_remote_sync_t;
 /* One sync of cluster at now with slurmdbd's answer for
- * fw_remote_fetch_since: its associations and jobs. Also forgets the
+ * fw_remote_fetch_since: its jobs and, when assocs is not NULL, its
+ * associations (n_assocs may be 0), whose paths are then kept. With
+ * assocs NULL the kept paths are used, unless none are kept, they are an
+ * hour old or a job names a newer association: then nothing is done and
+ * out->needs_assocs is set (RemoteUsage::NeedsAssocs). Also forgets the
  * clusters the configuration no longer names. */
 void fw_remote_sync(fw_remote_t *remote, const fw_config_t *config, const char *cluster,
                     const fw_remote_assoc_t *assocs, size_t n_assocs,
                     const fw_remote_job_t *jobs, size_t n_jobs, int64_t now,
                     fw_remote_sync_t *out);
+/* Makes the bytes of what the last fw_fairshare_with_remote added, which
+ * fw_remote_used_serialize returns. Requires the remote-usage mutex held
+ * since that call, and may take milliseconds: call it after releasing
+ * slurmctld's locks. */
+void fw_remote_prepare_used(fw_remote_t *remote, const fw_config_t *config);
 /* What the last fw_fairshare_with_remote added, per cluster and path, for
- * StateSaveLocation/fairway_remote_used (malloc; *length set). */
+ * StateSaveLocation/fairway_remote_used (malloc; *length set), as
+ * fw_remote_prepare_used made it. */
 char *fw_remote_used_serialize(const fw_remote_t *remote, size_t *length);
 /* When cluster was last synced (0: never). */
 int64_t fw_remote_synced_at(const fw_remote_t *remote, const char *cluster);

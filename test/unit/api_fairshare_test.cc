@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 
 #include <string>
 #include <vector>
@@ -250,6 +251,18 @@ TEST(ApiFairshare, RemoteUsageJoinsTheLocalUsageByPath) {
     said = 0;
     for (const LoggedLine& l : Logged()) said += l.text.find("root/x|nobody") != std::string::npos;
     EXPECT_EQ(said, 1u);
+    // The file explain reads holds what was added, made after the pass.
+    fw_remote_prepare_used(remote, c.get());
+    size_t length = 0;
+    char* bytes = fw_remote_used_serialize(remote, &length);
+    ASSERT_NE(bytes, nullptr);
+    RemoteUsed used;
+    std::string why;
+    ASSERT_TRUE(RemoteUsed::Parse(std::string(bytes, length), &used, &why)) << why;
+    free(bytes);
+    EXPECT_EQ(used.at, now);
+    EXPECT_EQ(used.by_cluster.at("other").at("root/b|u3"), extra);
+    EXPECT_EQ(used.by_cluster.at("other").count("root/x|nobody"), 1u);
     // Without the remote state, the local usage alone.
     ASSERT_TRUE(fw_fairshare_with_remote(c.get(), s.in.data(), s.in.size(), false, nullptr, 64,
                                          nullptr, now, out.data()));
