@@ -164,6 +164,8 @@ uint32_t fw_jobs_compute_and_store(fw_held_t *held, job_record_t *job,
 		return job->priority;
 	}
 	if (!job->details) {
+		if (pass) /* as the gather skips one: it keeps what it has */
+			return job->priority;
 		fw_error(
 			"job %u has no details, so no priority can be computed",
 			job->job_id);
