@@ -18,23 +18,26 @@
 # 3. The remote jobs written straight into each <cluster>_job_table
 #    (MariaDB's sequence engine): a day of them, ends spread evenly over
 #    the last 24 hours, 1 to 60 minutes long, 1 to 4 CPUs, on random user
-#    associations. While the syncs are measured a loop adds each cluster's
-#    share of new jobs every 5 seconds (50,000 a day is 0.58 a second).
-# 4. Without fairshare_clusters (restart): BENCH_PASSES decay passes
-#    (default 5): their CPU and job write lock, from the plugin's own
-#    per-pass log lines; slurmctld's anonymous memory (RssAnon).
-# 5. With fairshare_clusters=r1,...,fairshare_sync=60 (restart): the first
-#    sync (the whole window), then BENCH_PASSES steady syncs, each
-#    cluster's line: slurmdbd's answer times (associations, jobs) and the
-#    sync thread's CPU (which includes unpacking the answers); the decay
-#    passes meanwhile (the fairshare step adds the remote usage); the
-#    memory again; job write-lock holds taken by the sync thread (fw_remote)
-#    itself, with uprobes (bench/lock_holds.py), where the kernel has them.
-# 6. Writes the figures to BENCH_REMOTE_OUT (default
-#    bench/results/remote-sync.txt).
+#    associations. From then on a loop adds each cluster's share of new
+#    jobs every 5 seconds (50,000 a day is 0.58 a second).
+# 4. BENCH_REMOTE_ROUNDS rounds (default 2), each after a restart:
+#    without fairshare_clusters, BENCH_PASSES decay passes (default 4)
+#    after the restart's first; then with fairshare_clusters=r1,...,
+#    fairshare_sync=60, as many passes and syncs. Alternating, so that both
+#    meet the same machine. The passes' CPU, their fairshare step's (which
+#    adds the remote usage) and their job write lock come from the plugin's
+#    own per-pass log lines; each sync's line gives slurmdbd's answer times
+#    (associations, jobs) and the sync thread's CPU (which includes
+#    unpacking the answers). The first sync of round 1 fetches the window;
+#    the first of a later round follows a restart. In round 1: slurmctld's
+#    anonymous memory (RssAnon) and VmHWM in both modes, and the job
+#    write-lock holds taken by the sync thread (fw_remote) itself, with
+#    uprobes (bench/lock_holds.py), where the kernel has them.
+# 5. Writes the figures (medians over the rounds) and every pass and sync
+#    to BENCH_REMOTE_OUT (default bench/results/remote-sync.txt).
 #
-# Needs root and a built .libs/priority_fairway.so. About 20 minutes with
-# the defaults (the queue takes 6). BENCH_KEEP=1 leaves the cluster running.
+# Needs root and a built .libs/priority_fairway.so. About 30 minutes with
+# the defaults (the tree takes 3, the queue 2). BENCH_KEEP=1 leaves the cluster running.
 set -euo pipefail
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -44,7 +47,8 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 N_CLUSTERS=${BENCH_REMOTE_CLUSTERS:-3}
 PER_DAY=${BENCH_REMOTE_JOBS_PER_DAY:-50000}
 JOBS=${BENCH_JOBS:-20000}
-PASSES=${BENCH_PASSES:-5}
+PASSES=${BENCH_PASSES:-4}
+ROUNDS=${BENCH_REMOTE_ROUNDS:-2}
 MEM_SETTLE=${BENCH_MEM_SETTLE:-75}
 OUT=${BENCH_REMOTE_OUT:-$TOP/bench/results/remote-sync.txt}
 export FAIRWAY_PORT_BASE=${FAIRWAY_PORT_BASE:-17517}
@@ -172,21 +176,16 @@ log "queue: $N_PENDING pending in $((SECONDS - t0)) s"
 
 # ------------------------------------------------------------ measure ---
 declare -A R
-# pass_figures LABEL FROM_BYTE: the last PASSES passes' CPU and job write
-# lock after FROM_BYTE of the log (the plugin's own lines, verbose).
-pass_figures() {
-  local label=$1 from=$2 cpu held
-  cpu=$(tail -c +$((from + 1)) "$ctld_log" | grep 'priority/fairway: decay pass CPU' | tail -n "$PASSES" |
-    sed 's/.*decay pass CPU \([0-9.]*\) ms: .*fairshare \([0-9.]*\),.*/\1 \2/')
-  held=$(tail -c +$((from + 1)) "$ctld_log" | grep 'priority/fairway: priority pass:' | tail -n "$PASSES" |
-    sed 's/.*job write lock held \([0-9.]*\) ms.*/\1/')
-  # shellcheck disable=SC2086  # lists of numbers
-  R[$label.pass_cpu]=$(median $(awk '{ print $1 }' <<<"$cpu"))
-  # shellcheck disable=SC2086
-  R[$label.fairshare_cpu]=$(median $(awk '{ print $2 }' <<<"$cpu"))
-  # shellcheck disable=SC2086
-  R[$label.held]=$(median $held)
-  R[$label.passes]=$(wc -l <<<"$cpu")
+# pass_lines FROM_BYTE: the last PASSES passes after FROM_BYTE of the log,
+# "CPU fairshare-step-CPU job-write-lock-ms" each (the plugin's own lines,
+# SlurmctldDebug=verbose).
+pass_lines() {
+  local from=$1
+  paste -d' ' \
+    <(tail -c +$((from + 1)) "$ctld_log" | grep 'priority/fairway: decay pass CPU' | tail -n "$PASSES" |
+      sed 's/.*decay pass CPU \([0-9.]*\) ms: .*fairshare \([0-9.]*\),.*/\1 \2/') \
+    <(tail -c +$((from + 1)) "$ctld_log" | grep 'priority/fairway: priority pass:' | tail -n "$PASSES" |
+      sed 's/.*job write lock held \([0-9.]*\) ms.*/\1/')
 }
 # wait_passes N FROM_BYTE: until N decay passes ended after FROM_BYTE.
 wait_passes() {
@@ -204,15 +203,7 @@ memory() {
   R[$label.hwm_kb]=$(awk '/^VmHWM/ { print $2 }' /proc/"$pid"/status)
 }
 
-log "== without fairshare_clusters: $PASSES passes"
-restart_ctld "$DIR" priority/fairway "$WORK/local.conf" >/dev/null
-from=$(stat -c %s "$ctld_log")
-wait_passes $((PASSES + 1)) "$from" || log "warning: fewer than $((PASSES + 1)) passes"
-pass_figures local "$from"
-sleep $((MEM_SETTLE > 60 ? MEM_SETTLE - 60 : 0))
-memory local
-
-# New remote jobs at the daily rate while the syncs are measured.
+# New remote jobs at the daily rate, all along.
 inserter() {
   local id=$((PER_DAY + 1)) per5 t r
   per5=$(awk -v d="$PER_DAY" 'BEGIN { n = int(d * 5 / 86400 + 0.5); print (n < 1 ? 1 : n) }')
@@ -223,56 +214,89 @@ inserter() {
     sleep 5
   done
 }
-
-log "== with fairshare_clusters=$REMOTE_LIST: the first sync, then $PASSES syncs"
-from=$(stat -c %s "$ctld_log")
-restart_ctld "$DIR" priority/fairway "$WORK/remote.conf" >/dev/null
-pid=$(ctld_pid)
-tracing=0
-# The sync thread starts with the plugin: its first sync may be under way.
-if python3 "$TOP/bench/lock_holds.py" start --pid "$pid" --comm fw_remote 2>"$WORK/locks.err"; then
-  tracing=1
-else
-  log "no uprobes, so no lock-hold figures: $(cat "$WORK/locks.err")"
-fi
 inserter &
 INSERTER=$!
-want=$(((PASSES + 1) * N_CLUSTERS))
-for ((i = 0; i < (PASSES + 3) * 300; i++)); do
-  [ "$(tail -c +$((from + 1)) "$ctld_log" | grep -c 'fairshare_clusters: cluster .* synced:')" -ge "$want" ] && break
-  sleep 0.2
+
+# Without and with the other clusters in turn, ROUNDS times, each after a
+# restart's first pass: both meet the same machine (a loaded one moves the
+# CPU of a pass by a factor of two or three). The first sync of the first
+# round fetches the decay window; the first of each later round follows a
+# restart (the associations asked again, the jobs since the last sync).
+: >"$WORK/passes.local"
+: >"$WORK/passes.remote"
+: >"$WORK/syncs.txt"
+for ((round = 1; round <= ROUNDS; round++)); do
+  log "== round $round of $ROUNDS: without fairshare_clusters, $PASSES passes"
+  restart_ctld "$DIR" priority/fairway "$WORK/local.conf" >/dev/null
+  from=$(stat -c %s "$ctld_log")
+  wait_passes $((PASSES + 1)) "$from" || log "warning: fewer than $((PASSES + 1)) passes"
+  pass_lines "$from" >>"$WORK/passes.local"
+  if [ "$round" = 1 ]; then
+    sleep $((MEM_SETTLE > 60 ? MEM_SETTLE - 60 : 0))
+    memory local
+  fi
+
+  log "== round $round of $ROUNDS: with fairshare_clusters=$REMOTE_LIST, $PASSES passes and syncs"
+  from=$(stat -c %s "$ctld_log")
+  restart_ctld "$DIR" priority/fairway "$WORK/remote.conf" >/dev/null
+  tracing=0
+  # The sync thread starts with the plugin: its first sync may be under way.
+  if [ "$round" = 1 ]; then
+    if python3 "$TOP/bench/lock_holds.py" start --pid "$(ctld_pid)" --comm fw_remote 2>"$WORK/locks.err"; then
+      tracing=1
+    else
+      log "no uprobes, so no lock-hold figures: $(cat "$WORK/locks.err")"
+    fi
+  fi
+  want=$(((PASSES + 1) * N_CLUSTERS))
+  for ((i = 0; i < (PASSES + 3) * 300; i++)); do
+    [ "$(tail -c +$((from + 1)) "$ctld_log" | grep -c 'fairshare_clusters: cluster .* synced:')" -ge "$want" ] && break
+    sleep 0.2
+  done
+  wait_passes $((PASSES + 1)) "$from" || log "warning: fewer than $((PASSES + 1)) passes"
+  if [ "$tracing" = 1 ]; then
+    python3 "$TOP/bench/lock_holds.py" stop --raw "$WORK/locks.txt" &&
+      python3 "$TOP/bench/lock_holds.py" summary "$WORK/locks.txt" >"$WORK/locks.summary"
+    R[sync.write_holds]=$(awk -F= '$1 == "lock_passes" { print $2 }' "$WORK/locks.summary")
+  fi
+  pass_lines "$from" >>"$WORK/passes.remote"
+  # Each cluster's sync lines: kind, cluster, charged, associations, ms,
+  # jobs, ms, CPU ms.
+  kind=restart
+  [ "$round" = 1 ] && kind=first
+  tail -c +$((from + 1)) "$ctld_log" | grep 'fairshare_clusters: cluster .* synced:' |
+    sed 's/.*cluster \([^ ]*\) synced: \([0-9]*\) ended jobs charged.*slurmdbd: \([0-9]*\) associations in \([0-9.]*\) ms, \([0-9]*\) jobs in \([0-9.]*\) ms; CPU \([0-9.]*\) ms/\1 \2 \3 \4 \5 \6 \7/' |
+    awk -v n="$N_CLUSTERS" -v k="$kind" '{ print (NR <= n ? k : "steady"), $0 }' >>"$WORK/syncs.txt"
+  if [ "$round" = 1 ]; then
+    memory remote
+    R[state_bytes]=$(stat -c %s "$DIR/state/fairway_remote_usage" 2>/dev/null || echo 0)
+  fi
 done
-wait_passes $((PASSES + 1)) "$from" || log "warning: fewer than $((PASSES + 1)) passes"
 kill "$INSERTER" 2>/dev/null; wait "$INSERTER" 2>/dev/null || true; INSERTER=""
-if [ "$tracing" = 1 ]; then
-  python3 "$TOP/bench/lock_holds.py" stop --raw "$WORK/locks.txt" &&
-    python3 "$TOP/bench/lock_holds.py" summary "$WORK/locks.txt" >"$WORK/locks.summary"
-  R[sync.write_holds]=$(awk -F= '$1 == "lock_passes" { print $2 }' "$WORK/locks.summary")
-fi
-pass_figures remote "$from"
-memory remote
-R[state_bytes]=$(stat -c %s "$DIR/state/fairway_remote_usage" 2>/dev/null || echo 0)
-# Each cluster's sync lines: associations, their ms, jobs, their ms, CPU.
-tail -c +$((from + 1)) "$ctld_log" | grep 'fairshare_clusters: cluster .* synced:' |
-  sed 's/.*cluster \([^ ]*\) synced: \([0-9]*\) ended jobs charged.*slurmdbd: \([0-9]*\) associations in \([0-9.]*\) ms, \([0-9]*\) jobs in \([0-9.]*\) ms; CPU \([0-9.]*\) ms/\1 \2 \3 \4 \5 \6 \7/' \
-  >"$WORK/syncs.txt"
-first=$(head -n "$N_CLUSTERS" "$WORK/syncs.txt")
-steady=$(tail -n +$((N_CLUSTERS + 1)) "$WORK/syncs.txt")
+
 col() { awk -v k="$2" '{ print $k }' <<<"$1"; }
+first=$(awk '$1 == "first"' "$WORK/syncs.txt")
+steady=$(awk '$1 == "steady"' "$WORK/syncs.txt")
 # shellcheck disable=SC2046  # lists of numbers
 {
-  R[first.jobs]=$(median $(col "$first" 5))
-  R[first.assoc_ms]=$(median $(col "$first" 4))
-  R[first.jobs_ms]=$(median $(col "$first" 6))
-  R[first.cpu]=$(median $(col "$first" 7))
-  R[first.charged]=$(median $(col "$first" 2))
+  for m in local remote; do
+    R[$m.pass_cpu]=$(median $(awk '{ print $1 }' "$WORK/passes.$m"))
+    R[$m.fairshare_cpu]=$(median $(awk '{ print $2 }' "$WORK/passes.$m"))
+    R[$m.held]=$(median $(awk '{ print $3 }' "$WORK/passes.$m"))
+    R[$m.passes]=$(wc -l <"$WORK/passes.$m")
+  done
+  R[first.jobs]=$(median $(col "$first" 6))
+  R[first.assoc_ms]=$(median $(col "$first" 5))
+  R[first.jobs_ms]=$(median $(col "$first" 7))
+  R[first.cpu]=$(median $(col "$first" 8))
+  R[first.charged]=$(median $(col "$first" 3))
   R[steady.syncs]=$(wc -l <<<"$steady")
-  R[steady.jobs]=$(median $(col "$steady" 5))
-  R[steady.assocs]=$(median $(col "$steady" 3))
-  R[steady.assoc_ms]=$(median $(col "$steady" 4))
-  R[steady.jobs_ms]=$(median $(col "$steady" 6))
-  R[steady.cpu]=$(median $(col "$steady" 7))
-  R[steady.cpu_max]=$(col "$steady" 7 | sort -g | tail -1)
+  R[steady.jobs]=$(median $(col "$steady" 6))
+  R[steady.assocs]=$(median $(col "$steady" 4))
+  R[steady.assoc_ms]=$(median $(col "$steady" 5))
+  R[steady.jobs_ms]=$(median $(col "$steady" 7))
+  R[steady.cpu]=$(median $(col "$steady" 8))
+  R[steady.cpu_max]=$(col "$steady" 8 | sort -g | tail -1)
 }
 R[steady.cpu_all]=$(awk -v c="${R[steady.cpu]}" -v n="$N_CLUSTERS" 'BEGIN { printf "%.1f", c * n }')
 
@@ -301,6 +325,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b; else
   printf '%-58s %12s\n' "  sync thread CPU per cluster, median (ms)" "${R[steady.cpu]}"
   printf '%-58s %12s\n' "  sync thread CPU per cluster, max (ms)" "${R[steady.cpu_max]}"
   printf '%-58s %12s\n' "  sync thread CPU for all clusters (ms)" "${R[steady.cpu_all]}"
+  printf '%-58s %12s\n' "decay passes measured, without / with" "${R[local.passes]} / ${R[remote.passes]}"
   printf '%-58s %12s\n' "local decay pass CPU, median, without (ms)" "${R[local.pass_cpu]}"
   printf '%-58s %12s\n' "local decay pass CPU, median, with (ms)" "${R[remote.pass_cpu]}"
   printf '%-58s %12s\n' "  its fairshare step without / with (ms)" "${R[local.fairshare_cpu]} / ${R[remote.fairshare_cpu]}"
@@ -313,7 +338,11 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b; else
   printf '%-58s %12s\n' "slurmctld VmHWM without / with (MiB)" "$(awk -v a="${R[local.hwm_kb]}" -v b="${R[remote.hwm_kb]}" 'BEGIN { printf "%.1f / %.1f", a / 1024, b / 1024 }')"
   printf '%-58s %12s\n' "state file fairway_remote_usage (bytes)" "${R[state_bytes]}"
   echo
-  echo "Each sync line (cluster, charged, associations, ms, jobs, ms, CPU ms):"
+  echo "Each pass without (CPU ms, its fairshare step, job write lock ms), in order:"
+  cat "$WORK/passes.local"
+  echo "Each pass with:"
+  cat "$WORK/passes.remote"
+  echo "Each sync line (kind, cluster, charged, associations, ms, jobs, ms, CPU ms):"
   cat "$WORK/syncs.txt"
 } | tee "$OUT"
 log "written to $OUT"
