@@ -19,7 +19,9 @@
 #    (MariaDB's sequence engine): a day of them, ends spread evenly over
 #    the last 24 hours, 1 to 60 minutes long, 1 to 4 CPUs, on random user
 #    associations. From then on a loop adds each cluster's share of new
-#    jobs every 5 seconds (50,000 a day is 0.58 a second).
+#    jobs every 5 seconds (50,000 a day is 0.58 a second). A day of the
+#    local cluster's own jobs too, from which its usage is rebuilt
+#    (usage_bootstrap=force, once).
 # 4. BENCH_REMOTE_ROUNDS rounds (default 2), each after a restart:
 #    without fairshare_clusters, BENCH_PASSES decay passes (default 4)
 #    after the restart's first; then with fairshare_clusters=r1,...,
@@ -153,6 +155,11 @@ t0=$SECONDS
 for r in "${REMOTES[@]}"; do insert_jobs "$r" "$PER_DAY" 1 $((now - 86400)) "$now"; done
 N_JOBS_R1=$(db "select count(*) from r1_job_table")
 log "remote jobs: $N_JOBS_R1 in r1_job_table ($((SECONDS - t0)) s for all)"
+# The local cluster's own day, the same way (ids far above its own jobs'):
+# its usage is rebuilt from them below, so that both modes compute on a
+# tree whose associations have usage (on an idle tree Fair Tree has little
+# to rank, and the remote usage would seem to cost what ranking costs).
+insert_jobs "$FAIRWAY_CLUSTER_NAME" "$PER_DAY" 10000000 $((now - 86400)) "$now"
 
 # --------------------------------------------------------------- queue ---
 drain_node
@@ -173,6 +180,17 @@ p1=$!
 wait $p0 $p1
 N_PENDING=$(squeue -h -t PD -o %i | wc -l)
 log "queue: $N_PENDING pending in $((SECONDS - t0)) s"
+
+# ------------------------------------------------------------ usage ---
+sed 's/^PriorityParameters=.*/PriorityParameters=fairshare_sync=60,usage_bootstrap=force/' \
+  "$WORK/local.conf" >"$WORK/bootstrap.conf"
+from=$(stat -c %s "$ctld_log")
+restart_ctld "$DIR" priority/fairway "$WORK/bootstrap.conf" >/dev/null
+for ((i = 0; i < 600; i++)); do
+  tail -c +$((from + 1)) "$ctld_log" | grep -q 'usage bootstrap: rebuilt' && break
+  sleep 0.2
+done
+log "local usage: $(tail -c +$((from + 1)) "$ctld_log" | grep -o 'usage bootstrap: rebuilt.*' | head -1)"
 
 # ------------------------------------------------------------ measure ---
 declare -A R

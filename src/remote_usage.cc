@@ -40,6 +40,11 @@ constexpr int64_t kMaxWindowS = 365 * 86400;
 // state file writes tens of thousands of paths a pass: no temporaries).
 void AppendEscaped(const std::string& s, std::string* out) {
   static const char kHex[] = "0123456789ABCDEF";
+  const auto plain = [](unsigned char c) { return c != '%' && c != ' ' && c >= 0x20 && c != 0x7f; };
+  if (std::all_of(s.begin(), s.end(), plain)) {  // nearly every path
+    out->append(s);
+    return;
+  }
   for (unsigned char c : s) {
     if (c == '%' || c == ' ' || c < 0x20 || c == 0x7f) {
       out->push_back('%');

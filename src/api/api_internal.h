@@ -57,7 +57,10 @@ struct fw_remote {
   std::string last_used_bytes;
   bool used_pending = false;
   int64_t used_at = 0;
-  std::vector<std::pair<std::string, double>> used_clusters;
+  // The view the fairshare added (into `usage`, unchanged until
+  // fw_remote_prepare_used: the mutex is held from one to the other).
+  fairway::ClustersView used_view;
+  std::map<std::string, int64_t> used_synced_at;
   // The local paths' index, kept while the tree's paths are the same
   // (LocalPathSignature): the pass would otherwise make ten thousand paths
   // anew each time.

@@ -32,19 +32,19 @@ void AddRemoteUsage(const fw_config& config, fw_remote* remote, int64_t now, Ass
   // from the same values (explain parses them into RemoteUsed::by_cluster
   // and adds them with the same function).
   const RemotePlan plan = PlanOf(config);
-  ClustersView view;
+  ClustersView& view = remote->used_view;
+  remote->used_synced_at.clear();
   if (plan.wanted) {
     remote->last_used = remote->usage.Used(clusters, now, config.decay_per_second, plan);
     view = remote->last_used.View();
   } else {
     remote->last_used = RemoteUsed();
-    view = remote->usage.UsedView(clusters, now, config.decay_per_second, nullptr);
+    view = remote->usage.UsedView(clusters, now, config.decay_per_second, &remote->used_synced_at);
   }
   // fairway_remote_used's bytes are made later (fw_remote_prepare_used):
   // not under slurmctld's locks.
   remote->used_pending = true;
   remote->used_at = now;
-  remote->used_clusters = clusters;
   const uint64_t signature = LocalPathSignature(*tree);
   if (!remote->path_index_made || remote->path_index_signature != signature) {
     remote->path_index = MakeLocalPathIndex(*tree);
@@ -92,6 +92,8 @@ bool fw_remote_parse(fw_remote_t* remote, const char* bytes, size_t length, char
       return false;
     }
     remote->usage = std::move(parsed);
+    remote->used_view.clear();  // pointed into the usage replaced
+    remote->used_pending = false;
     return true;
   } catch (const std::exception& e) {
     if (why) *why = fairway::api::MallocCopy(e.what());
@@ -108,15 +110,14 @@ void fw_remote_prepare_used(fw_remote_t* remote, const fw_config_t* config) {
     if (plan.wanted) {
       remote->last_used_bytes = remote->last_used.Serialize();
     } else {
-      // The same values the fairshare added: the usage has not changed
-      // since (the caller held the mutex throughout).
-      std::map<std::string, int64_t> synced_at;
-      const fairway::ClustersView view = remote->usage.UsedView(
-          remote->used_clusters, remote->used_at, config->decay_per_second, &synced_at);
+      // The view the fairshare added: still valid, the caller having held
+      // the mutex throughout.
       remote->last_used_bytes = fairway::RemoteUsed::SerializeView(
-          remote->used_at, plan.IndexAt(remote->used_at), synced_at, view, {});
+          remote->used_at, plan.IndexAt(remote->used_at), remote->used_synced_at,
+          remote->used_view, {});
     }
     remote->used_pending = false;
+    remote->used_view.clear();
   } catch (...) {
     ReportException(config, "fw_remote_prepare_used");
   }
@@ -173,6 +174,11 @@ void fw_remote_sync(fw_remote_t* remote, const fw_config_t* config, const char* 
       }
       j.push_back(job);
     }
+    // A view the last fairshare left for fw_remote_prepare_used points into
+    // what this sync changes: dropped (the plugin never syncs between the
+    // two, holding the mutex from one to the other).
+    remote->used_view.clear();
+    remote->used_pending = false;
     if (!assocs && remote->usage.NeedsAssocs(cluster, j, now)) {
       if (out) out->needs_assocs = true;
       return;
