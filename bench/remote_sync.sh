@@ -45,6 +45,8 @@ set -euo pipefail
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=../test/integration/lib.sh
 . "$TOP/test/integration/lib.sh"
+# shellcheck source=bench_lib.sh
+. "$TOP/bench/bench_lib.sh"
 
 N_CLUSTERS=${BENCH_REMOTE_CLUSTERS:-3}
 PER_DAY=${BENCH_REMOTE_JOBS_PER_DAY:-50000}
@@ -62,30 +64,9 @@ ALL_CLUSTERS=$(IFS=,; echo "$FAIRWAY_CLUSTER_NAME,${REMOTES[*]}")
 REMOTE_LIST=$(IFS=,; echo "${REMOTES[*]}")
 
 prepare_plugin_dir || exit 1
-DIR=${BENCH_DIR:-$(mktemp -d /tmp/fwremote.XXXXXX)}
-mkdir -p "$DIR"
-WORK=$DIR/bench
-mkdir -p "$WORK"
-cleanup() {
-  local rc=$?
-  [ -n "${INSERTER:-}" ] && kill "$INSERTER" 2>/dev/null
-  if [ "${BENCH_KEEP:-0}" = 1 ]; then
-    log "BENCH_KEEP=1: cluster left running; stop with: $FW_CLUSTER stop --dir $DIR"
-  else
-    "$FW_CLUSTER" stop --dir "$DIR" >/dev/null 2>&1 || true
-    [ -z "${BENCH_DIR:-}" ] && rm -rf "$DIR"
-    rm -f "$DIR.env"
-  fi
-  rm -rf "$FW_PLUGIN_DIR"
-  exit $rc
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-trap 'echo "remote_sync.sh: failed at line $LINENO: $BASH_COMMAND" >&2' ERR
-
-ctld_pid() { tr -dc '0-9' <"$DIR/run/slurmctld.pid"; }
-rss_anon_kb() { awk '/^RssAnon/ { print $2 }' /proc/"$1"/status; }
-median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+bench_dir fwremote remote_sync.sh
+# The loop that adds remote jobs, when it runs.
+bench_on_exit() { [ -z "${INSERTER:-}" ] || kill "$INSERTER" 2>/dev/null; }
 db() {
   local client
   client=$(command -v mariadb || command -v mysql)
