@@ -14,6 +14,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -23,6 +24,7 @@
 
 #include "api/fairway_api.h"
 #include "assoc_tree.h"
+#include "decay.h"
 #include "fairshare.h"
 #include "flat_priority.h"
 #include "job_priority.h"
@@ -30,6 +32,7 @@
 #include "params.h"
 #include "planned_use.h"
 #include "ranged_tree.h"
+#include "remote_usage.h"
 #include "tree_gen.h"
 
 namespace fb = fairway::bench;
@@ -142,50 +145,8 @@ void BM_JobPriority(benchmark::State& state, size_t n) {
   state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(n));
 }
 
-// The same jobs on the decay pass's path for single-partition jobs
-// (flat_priority.h): each job's inputs in one fixed-size record, the
-// weights prepared once. The records are built before timing, as the
-// plugin builds them while reading the job records.
-void BM_FlatPriority(benchmark::State& state, size_t n) {
-  const std::vector<JobInputs>& jobs = Jobs(n);
-  const Params params = fb::BenchParams(FairshareMode::kFairTree);
-  const fairway::ClusterInputs cluster = fb::BenchCluster();
-  std::vector<uint32_t> weighted_columns;
-  for (size_t column = 0; column < params.weight_tres.size(); ++column) {
-    if (params.weight_tres[column] != 0) weighted_columns.push_back(static_cast<uint32_t>(column));
-  }
-  fairway::FlatWeights weights;
-  if (!fairway::BuildFlatWeights(params, weighted_columns, &weights)) {
-    state.SkipWithError("too many weighted TRES for the flat path");
-    return;
-  }
-  std::vector<fairway::FlatPartition> partitions(n);
-  std::vector<fairway::FlatJob> flat(n);
-  for (size_t i = 0; i < n; ++i) {
-    fairway::FlatJobFromInputs(jobs[i], weighted_columns, &partitions[i], &flat[i]);
-  }
-  fairway::FlatResult result;
-  uint64_t checksum = 0;
-  for (auto _ : state) {
-    for (const fairway::FlatJob& job : flat) {
-      fairway::ComputeFlatPriority(job, weights, cluster, fb::kBenchNow, &result);
-      checksum += result.priority;
-    }
-    benchmark::DoNotOptimize(checksum);
-  }
-  state.counters["jobs"] = static_cast<double>(n);
-  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(n));
-}
-
-// The decay pass's priority part through the C interface the boundary
-// calls (fairway_api.h): begin, one fw_pass_add per job, end, and the store
-// of every job (all changed: the worst case, as after a restart). The
-// snapshots are built before timing, as the boundary builds them while
-// reading the job records. Compare with FlatPriority (the arithmetic
-// alone): the difference is what the tables and the interface cost.
-void BM_ApiPass(benchmark::State& state, size_t n) {
-  const std::vector<JobInputs> jobs = fb::GenerateJobs(n, kJobSeed, {});
-  const Params params = fb::BenchParams(FairshareMode::kFairTree);
+// The configuration input of params, as the plugin copies slurm.conf.
+fw_config_input_t ConfigInputOf(const Params& params) {
   fw_config_input_t in{};
   in.weight_age = params.weight_age;
   in.weight_assoc = params.weight_assoc;
@@ -203,16 +164,25 @@ void BM_ApiPass(benchmark::State& state, size_t n) {
   in.favor_small = params.favor_small;
   in.damp_factor = params.damp_factor;
   in.with_slurmdbd = true;
-  fw_config_t* config = fw_config_create(&in, nullptr, false);
-  const size_t tres_cnt = params.weight_tres.size();
-  // Partitions shared as in a cluster: one snapshot per distinct partition.
+  return in;
+}
+
+// The jobs as the boundary hands them to the core: one record each, and
+// one partition array (a partition per distinct value, as in a cluster).
+struct Records {
   std::vector<std::vector<uint64_t>> part_tres;
   std::vector<fw_partition_input_t> parts;
+  std::vector<std::vector<uint64_t>> alloc, req;
+  std::vector<fw_job_input_t> jobs;
+};
+
+void BuildRecords(const std::vector<JobInputs>& jobs, size_t tres_cnt, Records* r) {
+  const size_t n = jobs.size();
   std::map<std::vector<double>, size_t> part_of;
-  std::vector<std::vector<uint64_t>> alloc(n), req(n);
-  std::vector<fw_job_input_t> snapshots(n);
-  std::vector<size_t> job_part(n, SIZE_MAX);
-  part_tres.reserve(n);
+  r->alloc.assign(n, {});
+  r->req.assign(n, {});
+  r->jobs.assign(n, fw_job_input_t{});
+  std::vector<uint32_t> job_part(n, FW_NO_PARTITION);
   for (size_t i = 0; i < n; ++i) {
     const JobInputs& j = jobs[i];
     if (j.partition) {
@@ -222,74 +192,114 @@ void BM_ApiPass(benchmark::State& state, size_t n) {
       for (uint64_t t : j.partition->tres_cnt) value.push_back(static_cast<double>(t));
       auto it = part_of.find(value);
       if (it == part_of.end()) {
-        part_tres.push_back(j.partition->tres_cnt);
-        part_tres.back().resize(tres_cnt, 0);
+        r->part_tres.push_back(j.partition->tres_cnt);
+        r->part_tres.back().resize(tres_cnt, 0);
         fw_partition_input_t p{};
         p.priority_job_factor = j.partition->priority_job_factor;
         p.norm_priority = j.partition->norm_priority;
         p.max_time_min = j.partition->max_time_min;
-        parts.push_back(p);
-        it = part_of.emplace(value, parts.size() - 1).first;
+        r->parts.push_back(p);
+        it = part_of.emplace(value, r->parts.size() - 1).first;
       }
-      job_part[i] = it->second;
+      job_part[i] = static_cast<uint32_t>(it->second);
     }
-    alloc[i] = j.tres_alloc;
-    req[i] = j.tres_req;
-    if (!alloc[i].empty()) alloc[i].resize(tres_cnt, 0);
-    if (!req[i].empty()) req[i].resize(tres_cnt, 0);
+    r->alloc[i] = j.tres_alloc;
+    r->req[i] = j.tres_req;
+    if (!r->alloc[i].empty()) r->alloc[i].resize(tres_cnt, 0);
+    if (!r->req[i].empty()) r->req[i].resize(tres_cnt, 0);
   }
-  for (size_t p = 0; p < parts.size(); ++p) {
-    parts[p].key = &parts[p];
-    parts[p].tres_cnt = part_tres[p].empty() ? nullptr : part_tres[p].data();
+  for (size_t p = 0; p < r->parts.size(); ++p) {
+    r->parts[p].tres_cnt = r->part_tres[p].empty() ? nullptr : r->part_tres[p].data();
   }
-  std::vector<int> records(n);
   for (size_t i = 0; i < n; ++i) {
     const JobInputs& j = jobs[i];
-    fw_job_input_t& s = snapshots[i];
+    fw_job_input_t& s = r->jobs[i];
     s.job_id = static_cast<uint32_t>(i + 1);
-    s.key.priority = 1;
-    s.key.nice = j.nice;
-    s.key.site_factor = j.site_factor;
-    s.key.time_limit = j.time_limit_min;
-    s.key.total_cpus = j.total_cpus;
-    s.key.min_nodes = j.min_nodes;
-    s.key.accrue_time = j.accrue_time;
+    s.record_index = static_cast<uint32_t>(i);
+    s.priority = 1;
+    s.nice = j.nice;
+    s.site_factor = j.site_factor;
+    s.time_limit_min = j.time_limit_min;
+    s.total_cpus = j.total_cpus;
+    s.min_nodes = j.min_nodes;
+    s.accrue_time = j.accrue_time;
     s.max_cpus = j.max_cpus;
     s.min_cpus = j.min_cpus;
-    s.tres_alloc = alloc[i].empty() ? nullptr : alloc[i].data();
-    s.tres_req = req[i].empty() ? nullptr : req[i].data();
+    s.tres_alloc = r->alloc[i].empty() ? nullptr : r->alloc[i].data();
+    s.tres_req = r->req[i].empty() ? nullptr : r->req[i].data();
     s.has_assoc = j.has_assoc;
     s.assoc_priority = j.assoc_priority;
     s.assoc_priority_norm = j.assoc_priority_norm;
-    s.fs_factor = j.fairshare_factor;
+    s.fairshare_factor = j.fairshare_factor;
     s.has_qos = j.has_qos;
     s.qos_priority = j.qos_priority;
     s.qos_norm_priority = j.qos_norm_priority;
-    s.partition = job_part[i] == SIZE_MAX ? nullptr : &parts[job_part[i]];
+    s.partition = job_part[i];
   }
+}
+
+// The same jobs on the decay pass's path for single-partition jobs
+// (flat_priority.h): computed on the boundary's records directly, the
+// weights prepared once. The records are built before timing, as the
+// plugin builds them while reading the job records.
+void BM_FlatPriority(benchmark::State& state, size_t n) {
+  const std::vector<JobInputs>& jobs = Jobs(n);
+  const Params params = fb::BenchParams(FairshareMode::kFairTree);
+  const fairway::ClusterInputs cluster = fb::BenchCluster();
+  std::vector<uint32_t> weighted_columns;
+  for (size_t column = 0; column < params.weight_tres.size(); ++column) {
+    if (params.weight_tres[column] != 0) weighted_columns.push_back(static_cast<uint32_t>(column));
+  }
+  fairway::FlatWeights weights;
+  fairway::BuildFlatWeights(params, weighted_columns, params.weight_tres.size(), &weights);
+  Records records;
+  BuildRecords(jobs, params.weight_tres.size(), &records);
+  std::vector<double> tres(weighted_columns.size() + 1);
+  fairway::FlatResult result;
+  uint64_t checksum = 0;
+  for (auto _ : state) {
+    for (const fw_job_input_t& job : records.jobs) {
+      const fw_partition_input_t* part =
+          job.partition == FW_NO_PARTITION ? nullptr : &records.parts[job.partition];
+      fairway::ComputeFlatPriority(job, part, weights, cluster, fb::kBenchNow, &result,
+                                   tres.data());
+      checksum += result.priority;
+    }
+    benchmark::DoNotOptimize(checksum);
+  }
+  state.counters["jobs"] = static_cast<double>(n);
+  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(n));
+}
+
+// The decay pass's priority part through the C interface the boundary
+// calls (fairway_api.h): begin, one fw_pass_add per job, end, and the store
+// of every job (all changed: the worst case, as after a restart). The
+// records are built before timing, as the boundary builds them while
+// reading the job records. Compare with FlatPriority (the arithmetic
+// alone): the difference is what the tables and the interface cost.
+void BM_ApiPass(benchmark::State& state, size_t n) {
+  const std::vector<JobInputs> jobs = fb::GenerateJobs(n, kJobSeed, {});
+  const Params params = fb::BenchParams(FairshareMode::kFairTree);
+  const fw_config_input_t in = ConfigInputOf(params);
+  fw_config_t* config = fw_config_create(&in, nullptr, false);
+  Records records;
+  BuildRecords(jobs, params.weight_tres.size(), &records);
   const fw_cluster_t cluster{fb::BenchCluster().cluster_cpus, fb::BenchCluster().node_count};
   fw_pass_t* pass = fw_pass_create();
-  // The job records as a walk over the job list finds them: the pass sizes
-  // its tables from them.
-  std::vector<void*> record_list(n);
+  // The job ids as a walk over the job list finds them: the pass sizes its
+  // tables from them.
   std::vector<uint32_t> ids(n);
-  for (size_t i = 0; i < n; ++i) {
-    record_list[i] = &records[i];
-    ids[i] = snapshots[i].job_id;
-  }
-  fw_pass_assign_walked(pass, record_list.data(), ids.data(), n);
+  for (size_t i = 0; i < n; ++i) ids[i] = records.jobs[i].job_id;
+  fw_pass_assign_walked(pass, ids.data(), n);
   uint64_t checksum = 0;
   for (auto _ : state) {
     fw_pass_begin(pass, config, &cluster, fb::kBenchNow);
-    for (size_t i = 0; i < n; ++i) fw_pass_add(pass, &snapshots[i], &records[i], nullptr, nullptr);
+    for (const fw_job_input_t& job : records.jobs) fw_pass_add(pass, &job, records.parts.data());
     fw_pass_end_gather(pass);
     fw_store_item_t item;
     bool finished = false;
     while (!finished) {
-      while (fw_pass_store_next(pass, &item)) {
-        checksum += item.factors.priority;
-        fw_pass_store_done(pass, item.position, true);
-      }
+      while (fw_pass_store_next(pass, true, &item)) checksum += item.factors.priority;
       finished = fw_pass_store_end_slice(pass);
     }
     benchmark::DoNotOptimize(checksum);
@@ -408,6 +418,142 @@ void BM_MetricsRender(benchmark::State& state, size_t n_assocs, size_t n_jobs) {
   state.counters["bytes"] = static_cast<double>(bytes);
 }
 
+// ---- global fairshare (issue 49): the other clusters' usage --------------
+
+constexpr size_t kRemoteClusters = 3;
+constexpr size_t kRemoteJobsPerDay = 50000;
+
+// The association records slurmdbd returns for a cluster with the tree of
+// Nodes(n): the same paths, so that every remote path has a node here.
+std::vector<fairway::RemoteAssoc> RemoteAssocs(size_t n) {
+  const std::vector<AssocNode>& nodes = Nodes(n);
+  std::map<uint32_t, const AssocNode*> by_id;
+  for (const AssocNode& node : nodes) by_id[node.id] = &node;
+  std::vector<fairway::RemoteAssoc> out;
+  for (const AssocNode& node : nodes) {
+    auto parent = by_id.find(node.parent_id);
+    const bool has_parent = node.parent_id != 0 && parent != by_id.end();
+    out.push_back({node.id, node.acct, node.user, node.partition,
+                   has_parent && !node.is_user() ? parent->second->acct : ""});
+  }
+  return out;
+}
+
+// n_jobs ended jobs of the user associations, ends spread evenly over
+// [from, to], ids from first_id.
+std::vector<fairway::RemoteJob> RemoteJobs(size_t n, size_t n_jobs, uint32_t first_id,
+                                           int64_t from, int64_t to) {
+  std::vector<uint32_t> users;
+  for (const AssocNode& node : Nodes(n))
+    if (node.is_user()) users.push_back(node.id);
+  std::vector<fairway::RemoteJob> jobs(n_jobs);
+  for (size_t i = 0; i < n_jobs; ++i) {
+    fairway::RemoteJob& j = jobs[i];
+    j.job_id = first_id + static_cast<uint32_t>(i);
+    j.assoc_id = users[(i * 7919) % users.size()];
+    j.end = from + static_cast<int64_t>((to - from) * i / std::max<size_t>(n_jobs - 1, 1));
+    j.start = j.end - 60 * static_cast<int64_t>(1 + (i * 31) % 60);
+    j.submit = j.start - 60;
+    j.billing = static_cast<double>(1 + i % 4);
+  }
+  return jobs;
+}
+
+std::string RemoteName(size_t c) { return "r" + std::to_string(c + 1); }
+
+// After a day of syncs: every cluster's first sync (a day of jobs).
+const fairway::RemoteUsage& Remote(size_t n) {
+  static std::map<size_t, std::unique_ptr<fairway::RemoteUsage>> cache;
+  auto& slot = cache[n];
+  if (!slot) {
+    slot = std::make_unique<fairway::RemoteUsage>();
+    const Params params = fb::BenchParams(FairshareMode::kFairTree);
+    const double decay = fairway::DecayFactorPerSecond(params.decay_half_life_s);
+    const std::vector<fairway::RemoteAssoc> assocs = RemoteAssocs(n);
+    for (size_t c = 0; c < kRemoteClusters; ++c) {
+      slot->Sync(RemoteName(c), &assocs,
+                 RemoteJobs(n, kRemoteJobsPerDay, 1, fb::kBenchNow - 86400, fb::kBenchNow),
+                 fb::kBenchNow, decay, params.decay_half_life_s);
+    }
+  }
+  return *slot;
+}
+
+std::vector<std::pair<std::string, double>> RemoteClusterList() {
+  std::vector<std::pair<std::string, double>> clusters;
+  for (size_t c = 0; c < kRemoteClusters; ++c) clusters.emplace_back(RemoteName(c), 1.0);
+  return clusters;
+}
+
+// What each decay pass adds with fairshare_clusters outside planned use
+// (api_remote.cc's AddRemoteUsage): the usage decayed to now per cluster
+// and path (a view), summed per path, and added to each path's node and
+// its ancestors, with the local-path index the pass keeps (its signature
+// checked each pass).
+void BM_RemotePassAdd(benchmark::State& state, size_t n) {
+  const fairway::RemoteUsage& remote = Remote(n);
+  const AssocTree& tree = Tree(n, FairshareMode::kFairTree);
+  const Params params = fb::BenchParams(FairshareMode::kFairTree);
+  const double decay = fairway::DecayFactorPerSecond(params.decay_half_life_s);
+  const auto clusters = RemoteClusterList();
+  const fairway::LocalPathIndex index = fairway::MakeLocalPathIndex(tree);
+  for (auto _ : state) {
+    fairway::ClustersView view = remote.UsedView(clusters, fb::kBenchNow + 60, decay, nullptr);
+    benchmark::DoNotOptimize(fairway::LocalPathSignature(tree));
+    std::vector<long double> extra = fairway::RemoteSubtreeUsage(tree, view, index, nullptr);
+    benchmark::DoNotOptimize(extra.data());
+  }
+  state.counters["paths"] = static_cast<double>(remote.clusters().begin()->second.ended.size());
+}
+
+// The file each pass writes for explain (fairway_remote_used), from the
+// same view.
+void BM_RemoteUsedSerialize(benchmark::State& state, size_t n) {
+  const Params params = fb::BenchParams(FairshareMode::kFairTree);
+  std::map<std::string, int64_t> synced_at;
+  const fairway::ClustersView view =
+      Remote(n).UsedView(RemoteClusterList(), fb::kBenchNow + 60,
+                         fairway::DecayFactorPerSecond(params.decay_half_life_s), &synced_at);
+  size_t bytes = 0;
+  for (auto _ : state) {
+    std::string text =
+        fairway::RemoteUsed::SerializeView(fb::kBenchNow + 60, 0, synced_at, view, {});
+    bytes = text.size();
+    benchmark::DoNotOptimize(text.data());
+  }
+  state.counters["bytes"] = static_cast<double>(bytes);
+}
+
+// One steady sync of one cluster a minute later: the jobs that ended in
+// the last hour (the fetch reaches back one hour for late records), of
+// which a minute's are new, with the association paths kept from the
+// first sync (slurmdbd is asked for them again hourly, or for a job of a
+// newer association).
+void BM_RemoteSync(benchmark::State& state, size_t n) {
+  const Params params = fb::BenchParams(FairshareMode::kFairTree);
+  const double decay = fairway::DecayFactorPerSecond(params.decay_half_life_s);
+  const int64_t now = fb::kBenchNow + 60;
+  const size_t per_hour = kRemoteJobsPerDay / 24, per_minute = kRemoteJobsPerDay / 1440;
+  // The last hour's jobs as the first sync charged them, then a minute's new.
+  std::vector<fairway::RemoteJob> jobs =
+      RemoteJobs(n, kRemoteJobsPerDay, 1, fb::kBenchNow - 86400, fb::kBenchNow);
+  jobs.erase(jobs.begin(), jobs.end() - static_cast<std::ptrdiff_t>(per_hour));
+  const std::vector<fairway::RemoteJob> fresh =
+      RemoteJobs(n, per_minute, 1 + kRemoteJobsPerDay, fb::kBenchNow, now);
+  jobs.insert(jobs.end(), fresh.begin(), fresh.end());
+  for (auto _ : state) {
+    state.PauseTiming();
+    fairway::RemoteUsage copy = Remote(n);
+    state.ResumeTiming();
+    fairway::RemoteSyncResult r = copy.Sync("r1", nullptr, jobs, now, decay, params.decay_half_life_s);
+    benchmark::DoNotOptimize(r);
+    state.PauseTiming();
+    { fairway::RemoteUsage gone = std::move(copy); }
+    state.ResumeTiming();
+  }
+  state.counters["jobs"] = static_cast<double>(jobs.size());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -431,6 +577,14 @@ int main(int argc, char** argv) {
       ->Unit(benchmark::kMillisecond);
   benchmark::RegisterBenchmark("MetricsRender/10000assocs_20000jobs", BM_MetricsRender,
                                size_t{10000}, size_t{20000})
+      ->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("RemotePassAdd/3clusters_10000assocs", BM_RemotePassAdd,
+                               size_t{10000})
+      ->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("RemoteUsedSerialize/3clusters_10000assocs",
+                               BM_RemoteUsedSerialize, size_t{10000})
+      ->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("RemoteSync/10000assocs_2117jobs", BM_RemoteSync, size_t{10000})
       ->Unit(benchmark::kMillisecond);
 
   benchmark::Initialize(&argc, argv);

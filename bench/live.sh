@@ -71,6 +71,8 @@ set -euo pipefail
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=../test/integration/lib.sh
 . "$TOP/test/integration/lib.sh"
+# shellcheck source=bench_lib.sh
+. "$TOP/bench/bench_lib.sh"
 
 JOBS=${BENCH_JOBS:-20000}
 PASSES=${BENCH_PASSES:-5}
@@ -112,43 +114,13 @@ if [ -n "$SLURM_RELEASE" ]; then
   fi
 fi
 prepare_plugin_dir || exit 1
-# A short path: unix socket paths are limited to ~100 bytes.
-DIR=${BENCH_DIR:-$(mktemp -d /tmp/fwbench.XXXXXX)}
-mkdir -p "$DIR"
-WORK=$DIR/bench
-mkdir -p "$WORK"
-
-cleanup() {
-  local rc=$?
-  if [ "${BENCH_KEEP:-0}" = 1 ]; then
-    log "BENCH_KEEP=1: cluster left running; stop with: $FW_CLUSTER stop --dir $DIR"
-  else
-    "$FW_CLUSTER" stop --dir "$DIR" >/dev/null 2>&1 || true
-    [ -z "${BENCH_DIR:-}" ] && rm -rf "$DIR"
-    rm -f "$DIR.env"
-  fi
-  rm -rf "$FW_PLUGIN_DIR"
-  exit $rc
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-# set -e is silent: say where it stopped. (No `cmd | head` below: with
-# pipefail, the writer's SIGPIPE would end the script.)
-trap 'echo "live.sh: failed at line $LINENO: $BASH_COMMAND" >&2' ERR
+bench_dir fwbench live.sh
 
 T_BEGIN=$SECONDS
 now_s() { printf '%s' "$EPOCHREALTIME"; }
 # elapsed seconds since a now_s value
 since() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f", b - a }'; }
-ctld_pid() { tr -dc '0-9' <"$DIR/run/slurmctld.pid"; }
 rss_mib() { awk '/^VmRSS/ { printf "%.1f", $2 / 1024 }' /proc/"$1"/status; }
-# Anonymous resident memory (heap, thread stacks, mapped arrays), kB: VmRSS
-# without the pages of program and library files, which do not grow with
-# the queue (libstdc++ and the plugin's own code are about 1.9 MiB of
-# fairway's VmRSS; priority/basic loads neither).
-rss_anon_kb() { awk '/^RssAnon/ { print $2 }' /proc/"$1"/status; }
-# median VALUE...: the middle value (mean of the two middle ones).
-median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 # ------------------------------------------------------------- cluster ---
 EXTRA=$WORK/extra.conf

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // How a decay pass reaches every job record without walking slurmctld's
-// linked job list. The list is one small heap node per job, each holding the
+// linked job list (the rule; the lookups are the boundary's, which keeps
+// the records: job_find.c). The list is one small heap node per job, each holding the
 // address of the next: a chain of dependent cache misses that no prefetch
 // can run ahead of (a quarter of a pass at 20,000 jobs on the Intel VM of
 // doc/benchmark.md). slurmctld also finds a job by id in a hash table whose
@@ -35,7 +36,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <utility>
 
 #include "page_allocator.h"
 
@@ -46,92 +46,49 @@ namespace fairway {
 // record twice and miss another.
 bool AllDistinctJobIds(const uint32_t* ids, std::size_t n);
 
-template <typename Record>
+// The ids of the job list's records in list order, and whether the next
+// pass may find the records by them. The caller keeps the records, in the
+// same order, and does the lookups: this class says which ids to look up
+// and whether what was found is certainly the whole list.
 class JobRoster {
  public:
   // Consecutive ids above the largest known one that may name no job
   // before the search gives up: submissions that failed after taking an
   // id leave such gaps, and looking up an absent id costs a few loads.
   static constexpr uint32_t kMaxIdGap = 4096;
-  // Records whose lines are requested ahead of the lookups.
-  static constexpr std::size_t kPrefetchAhead = 16;
 
-  // After a walk over the job list: fill(&records, &ids) appends the list's
-  // records in order and their ids to the two empty vectors. Returns
-  // whether the next Refind may rely on them (false when two share an id
-  // or one has none: the next pass walks again).
-  template <typename Fill>
-  bool AssignWalked(Fill&& fill) {
-    records_.clear();
-    ids_.clear();
-    fill(&records_, &ids_);
-    valid_ = records_.size() == ids_.size() && AllDistinctJobIds(ids_.data(), ids_.size());
-    max_id_ = 0;
-    for (uint32_t id : ids_) max_id_ = id > max_id_ ? id : max_id_;
-    return valid_;
-  }
+  // After a walk over the job list: its ids in order. Returns whether the
+  // next refind may rely on them (false when two share an id or one has
+  // none: the next pass walks again).
+  bool AssignWalked(const uint32_t* ids, std::size_t count);
 
-  // Finds the job list's records by id, as described above. lookup(id)
-  // returns the record with that id or nullptr (slurmctld's
-  // find_job_record); prefetch(record) may ask for the lines a lookup of
-  // the record reads, given an address from the last pass that must never
-  // be read through (the record may be gone); in_id_order(record) says
-  // whether a record found under a new id is certain to sit in the list
-  // where its id says (false for any record of a job array: a task split
-  // off takes a new id and keeps its place, and its array's record moves
-  // to the end under the old id).
-  // expected is the number of records in the list; new ids are searched
-  // below id_limit, the first id slurmctld does not hand out. True:
-  // records() and ids() are the list's, in its order. False: they are
-  // unchanged, and the caller walks the list and calls AssignWalked.
-  template <typename Lookup, typename Prefetch, typename InIdOrder>
-  bool Refind(std::size_t expected, uint32_t id_limit, Lookup&& lookup, Prefetch&& prefetch,
-              InIdOrder&& in_id_order) {
-    if (!valid_) return false;
-    next_records_.clear();
-    next_ids_.clear();
-    ReserveReusing(&next_records_, expected);
-    ReserveReusing(&next_ids_, expected);
-    const std::size_t known = ids_.size();
-    for (std::size_t i = 0; i < known; ++i) {
-      if (i + kPrefetchAhead < known) prefetch(records_[i + kPrefetchAhead]);
-      Record* record = lookup(ids_[i]);
-      if (!record) continue;  // purged since
-      // Another record under a known id took a new place in the list.
-      if (record != records_[i]) return false;
-      next_records_.push_back(record);
-      next_ids_.push_back(ids_[i]);
-    }
-    if (next_records_.size() > expected) return false;
-    // New jobs: increasing ids above every id found so far.
-    uint64_t id = max_id_;
-    uint32_t gap = 0;
-    while (next_records_.size() < expected) {
-      if (++id >= id_limit || ++gap > kMaxIdGap) return false;
-      Record* record = lookup(static_cast<uint32_t>(id));
-      if (!record) continue;
-      if (!in_id_order(record)) return false;
-      gap = 0;
-      next_records_.push_back(record);
-      next_ids_.push_back(static_cast<uint32_t>(id));
-    }
-    // The search stops at the last id it found (or never ran).
-    max_id_ = static_cast<uint32_t>(id);
-    std::swap(records_, next_records_);
-    std::swap(ids_, next_ids_);
-    return true;
-  }
+  // What the caller looks up, as described above: the last pass's ids in
+  // list order (*ids, *count), then new ids from *first_new_id up. False
+  // when the caller must walk instead.
+  bool Known(const uint32_t** ids, std::size_t* count, uint32_t* first_new_id) const;
 
-  const PageVector<Record*>& records() const { return records_; }
+  // The caller's lookups: ids[0..count) of the records it found, in list
+  // order: first those of Known that still name the record they named
+  // (all of them but the ones whose lookup found nothing; when one names
+  // another record the caller walks instead), then, from first_new on, the
+  // ids from *first_new_id up whose lookup found a record certain to sit
+  // in the list where its id says (not a job array's: the caller walks
+  // when it finds one), ascending, the search stopping once there are
+  // expected records, or at an id more than kMaxIdGap above the last one
+  // found (or *first_new_id - 1), or at id_limit (the first id slurmctld
+  // does not hand out). expected: the
+  // list's count. True when they are certainly the whole list (they are
+  // then the roster's ids); false: the roster is unchanged, and the caller
+  // walks and calls AssignWalked.
+  bool Accept(const uint32_t* ids, std::size_t count, std::size_t first_new,
+              std::size_t expected, uint32_t id_limit);
+
   const PageVector<uint32_t>& ids() const { return ids_; }
-  // Forgets the records: the next Refind fails, so the next pass walks.
+  // Forgets the ids: the next pass walks.
   void Invalidate() { valid_ = false; }
 
  private:
-  PageVector<Record*> records_;
   PageVector<uint32_t> ids_;
-  PageVector<Record*> next_records_;  // Refind's result, swapped in on success
-  PageVector<uint32_t> next_ids_;
   uint32_t max_id_ = 0;  // the largest id ever found: new jobs get larger ones
   bool valid_ = false;
 };

@@ -35,8 +35,9 @@ struct JobSizeTerms {
   uint32_t partition_max_time_min = kNoVal;
 };
 
-// The job-size terms of a job's inputs (JobInputs or FlatJob: the same
-// field names); the partition's time limit only where it has one.
+// The job-size terms of a job's inputs (JobInputs or the boundary's
+// fw_job_input_t record: the same field names); the partition's time
+// limit only where it has one.
 template <typename Job>
 JobSizeTerms SizeTermsOf(const Job& job, bool has_partition, uint32_t partition_max_time_min) {
   JobSizeTerms t;
@@ -138,7 +139,7 @@ struct ScalarFactors {
 
 // Copies the six scalar factors between any two of the structs that hold
 // them under the same names (ScalarFactors, PriorityFactors, FlatResult,
-// the plugin's records).
+// the pass's records).
 template <typename From, typename To>
 void CopyScalarFactors(const From& from, To* to) {
   to->age = from.age;
@@ -149,9 +150,10 @@ void CopyScalarFactors(const From& from, To* to) {
   to->qos = from.qos;
 }
 
-// The unweighted scalar factors of a job (JobInputs or FlatJob: the same
-// field names) in its partition `part` (PartitionInputs or FlatPartition,
-// nullptr for none): each 0 when its weight is 0, as in Slurm.
+// The unweighted scalar factors of a job (JobInputs or fw_job_input_t: the
+// same field names) in its partition `part` (PartitionInputs or
+// fw_partition_input_t, nullptr for none): each 0 when its weight is 0, as
+// in Slurm.
 template <typename Job, typename Partition>
 ScalarFactors UnweightedFactors(const Job& job, const Partition* part, const Params& params,
                                 uint32_t cluster_cpus, uint32_t node_count, int64_t now) {

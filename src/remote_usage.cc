@@ -36,18 +36,29 @@ constexpr int kVersion = 2;
 constexpr int64_t kLateRecordLagS = 3600;
 constexpr int64_t kMaxWindowS = 365 * 86400;
 
-std::string Escape(const std::string& s) {
+// s with '%', spaces and control characters as %XX, appended to *out (a
+// state file writes tens of thousands of paths a pass: no temporaries).
+void AppendEscaped(const std::string& s, std::string* out) {
   static const char kHex[] = "0123456789ABCDEF";
-  std::string out;
+  const auto plain = [](unsigned char c) { return c != '%' && c != ' ' && c >= 0x20 && c != 0x7f; };
+  if (std::all_of(s.begin(), s.end(), plain)) {  // nearly every path
+    out->append(s);
+    return;
+  }
   for (unsigned char c : s) {
     if (c == '%' || c == ' ' || c < 0x20 || c == 0x7f) {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 0xf];
+      out->push_back('%');
+      out->push_back(kHex[c >> 4]);
+      out->push_back(kHex[c & 0xf]);
     } else {
-      out += static_cast<char>(c);
+      out->push_back(static_cast<char>(c));
     }
   }
+}
+
+std::string Escape(const std::string& s) {
+  std::string out;
+  AppendEscaped(s, &out);
   return out;
 }
 
@@ -218,7 +229,19 @@ int64_t RemoteUsage::FetchSince(const std::string& cluster, int64_t now, int64_t
   return std::max(since, floor);
 }
 
-RemoteSyncResult RemoteUsage::Sync(const std::string& cluster, const std::vector<RemoteAssoc>& assocs,
+bool RemoteUsage::NeedsAssocs(const std::string& cluster, const std::vector<RemoteJob>& jobs,
+                              int64_t now) const {
+  auto it = clusters_.find(cluster);
+  if (it == clusters_.end() || it->second.paths_at == 0) return true;
+  const RemoteClusterUsage& c = it->second;
+  if (now - c.paths_at >= kRemoteAssocRefreshS || now < c.paths_at) return true;
+  for (const RemoteJob& job : jobs) {
+    if (job.start > 0 && job.assoc_id > c.paths_max_id) return true;
+  }
+  return false;
+}
+
+RemoteSyncResult RemoteUsage::Sync(const std::string& cluster, const std::vector<RemoteAssoc>* assocs,
                                    const std::vector<RemoteJob>& jobs, int64_t now,
                                    double decay_per_second, int64_t half_life_s,
                                    const RemotePlan& plan) {
@@ -230,7 +253,13 @@ RemoteSyncResult RemoteUsage::Sync(const std::string& cluster, const std::vector
   RollPlanEntries(&c.plan_ended, c.plan_index, plan_now, plan.per_interval_decay);
   c.plan_index = plan_now;
   c.plan_running.clear();
-  const std::map<uint32_t, std::string> paths = RemotePaths(assocs);
+  if (assocs) {
+    c.paths = RemotePaths(*assocs);
+    c.paths_at = now;
+    c.paths_max_id = 0;
+    for (const RemoteAssoc& a : *assocs) c.paths_max_id = std::max(c.paths_max_id, a.id);
+  }
+  const std::map<uint32_t, std::string>& paths = c.paths;
   // The ended jobs' usage, decayed to now; the running ones are recounted.
   const long double factor = c.as_of ? DecayFactor(decay_per_second, now - c.as_of) : 1;
   for (auto& [path, usage] : c.ended) usage *= factor;
@@ -288,20 +317,69 @@ void RemoteUsage::Keep(const std::vector<std::string>& names) {
   }
 }
 
+namespace {
+// (*out)[path] += usage * factor for every entry of from, in path order:
+// each place found from the last (a hint), not searched from the root,
+// since both maps are sorted by path; every path of one cluster is usually
+// in the next (the pass adds tens of thousands a time).
+void AddSorted(const std::map<std::string, long double>& from, long double factor,
+               std::map<std::string, long double>* out) {
+  auto hint = out->begin();
+  for (const auto& [path, usage] : from) {
+    auto it = out->try_emplace(hint, path, 0.0L);
+    it->second += usage * factor;
+    hint = std::next(it);
+  }
+}
+}  // namespace
+
+ClustersView RemoteUsage::UsedView(const std::vector<std::pair<std::string, double>>& clusters,
+                                   int64_t now, double decay_per_second,
+                                   std::map<std::string, int64_t>* synced_at) const {
+  ClustersView view;
+  for (const auto& [name, scale] : clusters) {
+    auto it = clusters_.find(name);
+    if (synced_at) (*synced_at)[name] = it == clusters_.end() ? 0 : it->second.high_water;
+    if (it == clusters_.end()) continue;
+    const RemoteClusterUsage& c = it->second;
+    const long double factor = DecayFactor(decay_per_second, now - c.as_of) * scale;
+    PathUsageView& out = view[name];
+    out.reserve(c.ended.size() + c.running.size());
+    // ended and running merged in path order, a path's usage
+    // (0 + ended x factor) + running x factor.
+    auto e = c.ended.begin();
+    auto r = c.running.begin();
+    while (e != c.ended.end() || r != c.running.end()) {
+      if (r == c.running.end() || (e != c.ended.end() && e->first < r->first)) {
+        out.emplace_back(&e->first, 0.0L + e->second * factor);
+        ++e;
+      } else if (e == c.ended.end() || r->first < e->first) {
+        out.emplace_back(&r->first, 0.0L + r->second * factor);
+        ++r;
+      } else {
+        out.emplace_back(&e->first, (0.0L + e->second * factor) + r->second * factor);
+        ++e;
+        ++r;
+      }
+    }
+  }
+  return view;
+}
+
 RemoteUsed RemoteUsage::Used(const std::vector<std::pair<std::string, double>>& clusters,
                              int64_t now, double decay_per_second, const RemotePlan& plan) const {
   RemoteUsed used;
   used.at = now;
   used.plan_index = IntervalOf(now, plan.interval_s);
+  for (const auto& [name, paths] : UsedView(clusters, now, decay_per_second, &used.synced_at)) {
+    std::map<std::string, long double>& out = used.by_cluster[name];
+    for (const auto& [path, usage] : paths) out.emplace_hint(out.end(), *path, usage);
+  }
+  if (!plan.wanted) return used;
   for (const auto& [name, scale] : clusters) {
     auto it = clusters_.find(name);
-    used.synced_at[name] = it == clusters_.end() ? 0 : it->second.high_water;
     if (it == clusters_.end()) continue;
     const RemoteClusterUsage& c = it->second;
-    const long double factor = DecayFactor(decay_per_second, now - c.as_of) * scale;
-    std::map<std::string, long double>& out = used.by_cluster[name];
-    for (const auto& [path, usage] : c.ended) out[path] += usage * factor;
-    for (const auto& [path, usage] : c.running) out[path] += usage * factor;
     // Both ledgers rolled to now's interval (copies), scaled.
     std::map<std::string, PlannedUseEntry> ended = c.plan_ended, running = c.plan_running;
     RollPlanEntries(&ended, c.plan_index, used.plan_index, plan.per_interval_decay);
@@ -319,27 +397,46 @@ RemoteUsed RemoteUsage::Used(const std::vector<std::pair<std::string, double>>& 
 
 std::map<std::string, long double> RemoteUsed::Sum() const {
   std::map<std::string, long double> out;
-  for (const auto& [cluster, paths] : by_cluster) {
-    for (const auto& [path, usage] : paths) out[path] += usage;
-  }
+  for (const auto& [cluster, paths] : by_cluster) AddSorted(paths, 1, &out);
   return out;
 }
 
+ClustersView RemoteUsed::View() const {
+  ClustersView view;
+  for (const auto& [cluster, paths] : by_cluster) {
+    PathUsageView& out = view[cluster];
+    out.reserve(paths.size());
+    for (const auto& [path, usage] : paths) out.emplace_back(&path, usage);
+  }
+  return view;
+}
+
 std::string RemoteUsed::Serialize() const {
+  return SerializeView(at, plan_index, synced_at, View(), plan_by_cluster);
+}
+
+std::string RemoteUsed::SerializeView(
+    int64_t at, int64_t plan_index, const std::map<std::string, int64_t>& synced_at,
+    const ClustersView& view,
+    const std::map<std::string, std::map<std::string, PlannedUseEntry>>& plan_by_cluster) {
   std::string out = "FWRT 2\nat " + std::to_string(at) + " " + std::to_string(plan_index) +
                     "\nclusters " + std::to_string(synced_at.size()) + "\n";
   for (const auto& [name, synced] : synced_at) {
-    auto paths = by_cluster.find(name);
+    auto paths = view.find(name);
     auto plans = plan_by_cluster.find(name);
-    const size_t n = paths == by_cluster.end() ? 0 : paths->second.size();
+    const size_t n = paths == view.end() ? 0 : paths->second.size();
     const size_t m = plans == plan_by_cluster.end() ? 0 : plans->second.size();
     out += "cluster " + Escape(name) + " " + std::to_string(synced) + " " + std::to_string(n) + " " +
            std::to_string(m) + "\n";
-    if (paths != by_cluster.end()) {
+    if (paths != view.end()) {
+      // About 70 bytes a path.
+      out.reserve(out.size() + 80 * paths->second.size());
       for (const auto& [path, usage] : paths->second) {
-        out += "u " + Escape(path) + " ";
+        out += "u ";
+        AppendEscaped(*path, &out);
+        out.push_back(' ');
         AppendLongDouble(usage, &out);
-        out += "\n";
+        out.push_back('\n');
       }
     }
     if (plans != plan_by_cluster.end()) {
@@ -422,30 +519,92 @@ long double RemoteUsageUnder(const std::map<std::string, long double>& by_path, 
   return sum;
 }
 
-std::vector<long double> RemoteSubtreeUsage(const AssocTree& tree,
-                                            const std::map<std::string, long double>& by_path,
-                                            std::vector<std::string>* unmatched) {
-  std::vector<long double> out(tree.size(), 0);
-  if (by_path.empty()) return out;
-  std::unordered_map<std::string, int32_t> node_of;
+LocalPathIndex MakeLocalPathIndex(const AssocTree& tree) {
+  LocalPathIndex index;
+  index.reserve(tree.size());
   for (size_t i = 0; i < tree.size(); ++i) {
     std::string path = LocalPath(tree, static_cast<int32_t>(i));
-    if (!path.empty()) node_of.emplace(std::move(path), static_cast<int32_t>(i));
+    if (!path.empty()) index.emplace(std::move(path), static_cast<int32_t>(i));
   }
-  for (const auto& [path, usage] : by_path) {
-    auto it = node_of.find(path);
-    if (it == node_of.end()) {
-      if (unmatched) unmatched->push_back(path);
+  return index;
+}
+
+uint64_t LocalPathSignature(const AssocTree& tree) {
+  // FNV-1a over every input of LocalPath, each field ended by a byte no
+  // name holds (0xff), so that "ab","c" and "a","bc" differ.
+  uint64_t h = 0xcbf29ce484222325ull;
+  auto bytes = [&h](const void* data, size_t n) {
+    const unsigned char* p = static_cast<const unsigned char*>(data);
+    for (size_t i = 0; i < n; ++i) {
+      h ^= p[i];
+      h *= 0x100000001b3ull;
+    }
+  };
+  auto text = [&](const std::string& s) {
+    bytes(s.data(), s.size());
+    const unsigned char end = 0xff;
+    bytes(&end, 1);
+  };
+  const uint64_t n = tree.size();
+  bytes(&n, sizeof(n));
+  const int32_t root = tree.root();
+  bytes(&root, sizeof(root));
+  for (size_t i = 0; i < tree.size(); ++i) {
+    const AssocNode& node = tree.node(static_cast<int32_t>(i));
+    const int32_t parent = tree.links(static_cast<int32_t>(i)).parent;
+    bytes(&node.id, sizeof(node.id));
+    bytes(&parent, sizeof(parent));
+    text(node.acct);
+    text(node.user);
+    text(node.partition);
+  }
+  return h;
+}
+
+std::vector<long double> RemoteSubtreeUsage(const AssocTree& tree, const ClustersView& by_cluster,
+                                            const LocalPathIndex& index,
+                                            std::vector<std::string>* unmatched) {
+  std::vector<long double> out(tree.size(), 0);
+  // One cursor per cluster, in name order; the paths merged in path order.
+  std::vector<std::pair<PathUsageView::const_iterator, PathUsageView::const_iterator>> at;
+  for (const auto& [cluster, paths] : by_cluster) at.emplace_back(paths.begin(), paths.end());
+  for (;;) {
+    const std::string* path = nullptr;
+    for (const auto& [it, end] : at) {
+      if (it != end && (!path || *it->first < *path)) path = it->first;
+    }
+    if (!path) break;
+    long double usage = 0;
+    for (auto& [it, end] : at) {
+      if (it != end && *it->first == *path) {
+        usage += it->second;
+        ++it;
+      }
+    }
+    auto node = index.find(*path);
+    if (node == index.end()) {
+      if (unmatched) unmatched->push_back(*path);
       continue;
     }
     // Charged as Slurm charges: the association and every ancestor.
-    int32_t at = it->second;
-    for (size_t steps = 0; steps <= tree.size() && at >= 0; ++steps) {
-      out[at] += usage;
-      at = tree.links(at).parent;
+    int32_t a = node->second;
+    for (size_t steps = 0; steps <= tree.size() && a >= 0; ++steps) {
+      out[a] += usage;
+      a = tree.links(a).parent;
     }
   }
   return out;
+}
+
+std::vector<long double> RemoteSubtreeUsage(const AssocTree& tree,
+                                            const std::map<std::string, long double>& by_path,
+                                            std::vector<std::string>* unmatched) {
+  if (by_path.empty()) return std::vector<long double>(tree.size(), 0);
+  ClustersView one;
+  PathUsageView& paths = one[""];
+  paths.reserve(by_path.size());
+  for (const auto& [path, usage] : by_path) paths.emplace_back(&path, usage);
+  return RemoteSubtreeUsage(tree, one, MakeLocalPathIndex(tree), unmatched);
 }
 
 std::string RemoteUsage::Serialize() const {

@@ -29,6 +29,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -75,12 +76,29 @@ struct RemoteClusterUsage {
   // and the running jobs' as of the last sync (recounted each sync).
   int64_t plan_index = -1;
   std::map<std::string, PlannedUseEntry> plan_ended, plan_running;
+  // Not saved: the associations' paths by id from the last associations a
+  // sync was given, when, and the highest id among them. A sync given none
+  // reuses them (NeedsAssocs says when it cannot).
+  std::map<uint32_t, std::string> paths;
+  int64_t paths_at = 0;  // 0: none since the controller started
+  uint32_t paths_max_id = 0;
 };
+
+// How long a cluster's association paths are reused before a sync asks
+// slurmdbd for its associations again: a reparented or renamed account
+// there counts under its new path within this time.
+constexpr int64_t kRemoteAssocRefreshS = 3600;
 
 // The planned-use interval and its decay D, for the remote ledgers.
 struct RemotePlan {
   int64_t interval_s = 86400;
   double per_interval_decay = 1;
+  // Used() rolls and copies the ledger entries only when they are read
+  // (planned use); Sync keeps them always, so that a switch to planned use
+  // finds them.
+  bool wanted = true;
+  // The ledger's interval at t (RemoteUsed::plan_index).
+  int64_t IndexAt(int64_t t) const { return interval_s > 0 ? t / interval_s : 0; }
 };
 
 // Rolls per-path ledger entries from interval `from` to `to` as
@@ -96,6 +114,14 @@ struct RemoteSyncResult {
   size_t without_path = 0;    // jobs of associations with no path
   long double charged_usage = 0;  // what the charged jobs added
 };
+
+// One cluster's usage per path, in path order, as a pass adds it. The
+// paths point into the maps the view was made from: valid while those are
+// unchanged (a pass holds the remote-usage mutex). A pass adds tens of
+// thousands of paths: a view copies none.
+using PathUsageView = std::vector<std::pair<const std::string*, long double>>;
+// By cluster name: the order in which a path's usages are summed.
+using ClustersView = std::map<std::string, PathUsageView>;
 
 // What one fairshare computation used: per cluster and path, the scaled
 // usage decayed to `at`, and each cluster's last sync. The plugin writes it
@@ -114,8 +140,17 @@ struct RemoteUsed {
   std::map<std::string, PlannedUseEntry> PlanSum() const;
   // Per path, the sum over the clusters.
   std::map<std::string, long double> Sum() const;
-  // Format FWRT 1, checksummed (state_codec.h); Parse rejects damage.
+  // by_cluster as a view (pointing into it).
+  ClustersView View() const;
+  // Format FWRT 2, checksummed (state_codec.h); Parse rejects damage.
   std::string Serialize() const;
+  // The same text for a RemoteUsed whose by_cluster holds view's values
+  // (plan_by_cluster as given): what a pass writes without copying them.
+  static std::string SerializeView(int64_t at, int64_t plan_index,
+                                   const std::map<std::string, int64_t>& synced_at,
+                                   const ClustersView& view,
+                                   const std::map<std::string, std::map<std::string, PlannedUseEntry>>&
+                                       plan_by_cluster);
   static bool Parse(const std::string& bytes, RemoteUsed* out, std::string* error);
 };
 
@@ -132,11 +167,21 @@ class RemoteUsage {
   // window.
   int64_t FetchSince(const std::string& cluster, int64_t now, int64_t half_life_s) const;
 
+  // Whether a sync of `cluster` at `now` with these jobs needs the
+  // cluster's associations: none kept since the controller started, kept
+  // for kRemoteAssocRefreshS or longer, or a job that ran names an
+  // association newer than them (ids grow; an older id not among them is a
+  // deleted association, whose jobs have no path).
+  bool NeedsAssocs(const std::string& cluster, const std::vector<RemoteJob>& jobs,
+                   int64_t now) const;
+
   // One sync of `cluster` at `now` with the jobs slurmdbd returned for
-  // FetchSince and the cluster's associations (for the paths).
+  // FetchSince and, when given (not null), the cluster's associations (for
+  // the paths; kept for the next syncs). Without them the kept paths are
+  // used: requires !NeedsAssocs(cluster, jobs, now).
   // plan: the planned-use ledgers are kept too (always, so that a switch
   // to planned use finds them).
-  RemoteSyncResult Sync(const std::string& cluster, const std::vector<RemoteAssoc>& assocs,
+  RemoteSyncResult Sync(const std::string& cluster, const std::vector<RemoteAssoc>* assocs,
                         const std::vector<RemoteJob>& jobs, int64_t now, double decay_per_second,
                         int64_t half_life_s, const RemotePlan& plan = RemotePlan());
 
@@ -148,6 +193,11 @@ class RemoteUsage {
   // rolled to now's interval (RemoteUsed::Sum and PlanSum add them up).
   RemoteUsed Used(const std::vector<std::pair<std::string, double>>& clusters, int64_t now,
                   double decay_per_second, const RemotePlan& plan = RemotePlan()) const;
+  // Used(clusters, now, decay_per_second).by_cluster, the same values, as
+  // a view into this object; each cluster's last sync into *synced_at
+  // (Used's synced_at) when not null.
+  ClustersView UsedView(const std::vector<std::pair<std::string, double>>& clusters, int64_t now,
+                        double decay_per_second, std::map<std::string, int64_t>* synced_at) const;
 
   const std::map<std::string, RemoteClusterUsage>& clusters() const { return clusters_; }
 
@@ -171,9 +221,24 @@ long double RemoteUsageUnder(const std::map<std::string, long double>& by_path, 
 void AddRemotePlan(const AssocTree& tree, const std::map<std::string, PlannedUseEntry>& by_path,
                    PlannedUseLedger* ledger);
 
-// Per node of `tree`, the remote usage of its subtree: each path's usage
-// added to the node with that path and to every ancestor. Paths no node
-// has are appended to *unmatched (when not null), their usage dropped.
+// Node index by LocalPath, for RemoteSubtreeUsage.
+using LocalPathIndex = std::unordered_map<std::string, int32_t>;
+LocalPathIndex MakeLocalPathIndex(const AssocTree& tree);
+// A fingerprint of what the tree's local paths depend on (the node count;
+// each node's id, parent, account, user and partition): an index made for
+// one tree serves another with the same signature, but with a chance of
+// 2^-64.
+uint64_t LocalPathSignature(const AssocTree& tree);
+
+// Per node of `tree`, the remote usage of its subtree: for each path, in
+// path order, the sum of its usage over the clusters (in name order, from
+// 0), added to the node with that path (index, made for tree) and to every
+// ancestor. Paths no node has are appended to *unmatched (when not null),
+// their usage dropped.
+std::vector<long double> RemoteSubtreeUsage(const AssocTree& tree, const ClustersView& by_cluster,
+                                            const LocalPathIndex& index,
+                                            std::vector<std::string>* unmatched);
+// The same for usage already summed per path (one cluster's view).
 std::vector<long double> RemoteSubtreeUsage(const AssocTree& tree,
                                             const std::map<std::string, long double>& by_path,
                                             std::vector<std::string>* unmatched);

@@ -5,7 +5,7 @@
 # Slurm's private headers (src/...): only Slurm's public API (slurm/*.h,
 # used by the tool's libslurm client) is written to be included from C++.
 # It also fails when the code that includes Slurm's headers, where every
-# release difference lives, grows past its budget of 3,050 lines (3,032
+# release difference lives, grows past its budget of 3,150 lines (3,145
 # on 2026-11-27, as clang-format writes them; doc/architecture.md gives
 # it per file and says why it is what it is). The budget was 2,700 until
 # jobs.c was split into job_find.c, job_gather.c and job_store.c, each with
@@ -13,7 +13,14 @@
 # contracts and two wrappers of a few lines. It was 2,800 until
 # fairshare_clusters (issue 49) needed to ask slurmdbd for other clusters'
 # associations and jobs: remote_fetch.c, 105 lines (its thread and state
-# file, remote_sync.c, include no Slurm header). It was 2,900 until passes
+# file, remote_sync.c, include no Slurm header). It was 2,900 until the job
+# path lost its callbacks from the core into Slurm (issue 46): the
+# lookups of job_list's records by id, and the stamp that tells whether a
+# job changed between gather and store, are the boundary's now (the rule
+# of which ids to look up stays the core's). It was 2,950 until global fairshare's sync
+# asked for the associations only when the paths the core keeps do not do,
+# timed itself and trimmed malloc after a window-sized fetch (issue 49's
+# scale case, remote_fetch.c, 45 lines). It was 3,000 until passes
 # on change (issue 47) needed to read what no callback reports:
 # changes.c, 143 lines, a fingerprint of partitions, associations and QOS
 # and sdiag's counters (the thread that compares them includes no Slurm
@@ -37,7 +44,7 @@ for f in $(cd "$top" && find src tool plugins test bench -type f \( -name '*.c' 
   fi
 done
 lines=$(cd "$top/plugins/priority/fairway" && grep -lE "$slurm_include|include \"fw_plugin.h\"|ifdef FW_SLURM_AT_LEAST" *.c *.h | xargs cat | wc -l)
-budget=3050
+budget=3150
 if [ "$lines" -gt "$budget" ]; then
   echo "FAIL: the files that include Slurm headers hold $lines lines, over the budget of $budget (test/boundary_is_c.sh, doc/architecture.md)"
   status=1

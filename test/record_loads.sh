@@ -10,7 +10,7 @@
 so=.libs/priority_fairway.so
 [ -f "$so" ] || { echo "SKIP: $so not built"; exit 77; }
 command -v objdump >/dev/null || { echo "SKIP: no objdump"; exit 77; }
-functions="fw_jobs_key job_inputs fairshare_inputs partitions_of fw_jobs_inputs fw_jobs_gather
+functions="fw_jobs_stamp job_inputs fairshare_inputs partitions_of fw_jobs_inputs fw_jobs_gather
 fw_jobs_store_slice fw_jobs_find fw_charge_running fw_assocs_snapshot fw_assocs_decay"
 listing=$(objdump -d --no-show-raw-insn "$so")
 status=0

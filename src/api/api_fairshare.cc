@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // fw_fairshare, fw_one_assoc_usage, fw_calc_fs_factor,
-// fw_fairshare_from_parent: the association
+// fw_fairshare_from_parent, fw_depth_oblivious_sibling: the association
 // snapshot made a tree, the one fairshare entry point, and the results as
 // the plugin writes them into assoc_mgr's records.
 #include <algorithm>
@@ -347,5 +347,7 @@ double fw_calc_fs_factor(long double usage_efctv, long double shares_norm, uint1
 bool fw_fairshare_from_parent(uint32_t shares_raw, bool has_fs_parent) {
   return shares_raw == kSharesUseParent && has_fs_parent;
 }
+
+bool fw_depth_oblivious_sibling(uint32_t shares_raw) { return shares_raw != kSharesUseParent; }
 
 }  // extern "C"

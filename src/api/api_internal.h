@@ -48,7 +48,25 @@ struct fw_config {
 struct fw_remote {
   fairway::RemoteUsage usage;
   std::set<std::string> told_unmatched;
-  fairway::RemoteUsed last_used;  // what the last fairshare added
+  // Planned use: what the last fairshare added, for its ledger entries.
+  fairway::RemoteUsed last_used;
+  // What the last fairshare added, as fairway_remote_used's bytes
+  // (RemoteUsed::Serialize); empty before the first. Made by
+  // fw_remote_prepare_used from used_at and used_clusters, after the
+  // fairshare, once slurmctld's locks are released.
+  std::string last_used_bytes;
+  bool used_pending = false;
+  int64_t used_at = 0;
+  // The view the fairshare added (into `usage`, unchanged until
+  // fw_remote_prepare_used: the mutex is held from one to the other).
+  fairway::ClustersView used_view;
+  std::map<std::string, int64_t> used_synced_at;
+  // The local paths' index, kept while the tree's paths are the same
+  // (LocalPathSignature): the pass would otherwise make ten thousand paths
+  // anew each time.
+  fairway::LocalPathIndex path_index;
+  uint64_t path_index_signature = 0;
+  bool path_index_made = false;
 };
 
 // The planned-use ledger, and when the copy it was parsed from was written:
@@ -113,16 +131,12 @@ void AddRemoteUsage(const fw_config& config, fw_remote* remote, int64_t now, Ass
 bool RootUsageBeyondChildren(const fw_assoc_input_t* in, size_t n,
                              const std::vector<int32_t>& node_of, long double* sum);
 
-// The fairshare factor a job gets (fw_job_input_t's contract); 0 without an
-// association, without a fairshare weight, or without fairshare at all.
-double FairshareFactorOf(const fw_config& config, const fw_job_input_t& job);
-
-// Fills *in from a job snapshot (GatherJobInputs), reusing its storage.
-// filled_from: which partition key in->partition holds (a pass gathers many
-// jobs into one JobInputs; consecutive jobs mostly share a partition), or
-// nullptr for no cache.
-void JobInputsFrom(const fw_config& config, const fw_job_input_t& job, JobInputs* in,
-                   const void** filled_from);
+// The general path's inputs (multi-partition jobs, jobs with several QOS,
+// priority_p_set) made from the same record the pass computes the others
+// on directly, reusing *in's storage. partitions: the array the record's
+// indexes refer to.
+void JobInputsFrom(const fw_config& config, const fw_job_input_t& job,
+                   const fw_partition_input_t* partitions, JobInputs* in);
 
 // fw_priority_count: the entries of the job's priority_array.
 uint32_t PriorityCount(const fw_job_input_t& job);

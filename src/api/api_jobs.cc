@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// Job priorities through the C interface: a job snapshot made the core's
-// JobInputs (as the C++ plugin's GatherJobInputs made them from a job
-// record), one job's priority, sprio's partition and QOS rows, and
-// INCR_ONLY.
+// Job priorities through the C interface: the boundary's job record made
+// the general path's JobInputs (multi-partition jobs, jobs with several
+// QOS, priority_p_set), one job's priority, sprio's partition and QOS
+// rows.
 #include <algorithm>
 #include <cstring>
 #include <numeric>
@@ -44,66 +44,55 @@ void FillPartition(const fw_partition_input_t& part, const fw_config& config,
 
 // The partitions of a multi-partition job in the order the scheduler will
 // index priority_array: tier descending, stable (priority_sort_part_tier in
-// slurm-22-05-8-1:src/slurmctld/partition_mgr.c).
-void SortedOrder(const fw_partition_input_t* const* partitions, uint32_t count,
+// slurm-22-05-8-1:src/slurmctld/partition_mgr.c). order[i]: a position in
+// job.partition_list.
+void SortedOrder(const fw_job_input_t& job, const fw_partition_input_t* partitions,
                  std::vector<uint32_t>* order) {
-  order->resize(count);
+  order->resize(job.partition_list ? job.partition_count : 0);
   std::iota(order->begin(), order->end(), 0u);
-  std::stable_sort(order->begin(), order->end(), [partitions](uint32_t a, uint32_t b) {
-    return partitions[a]->priority_tier > partitions[b]->priority_tier;
+  const uint32_t* list = job.partition_list;
+  std::stable_sort(order->begin(), order->end(), [partitions, list](uint32_t a, uint32_t b) {
+    return partitions[list[a]].priority_tier > partitions[list[b]].priority_tier;
   });
 }
 
 }  // namespace
 
-double FairshareFactorOf(const fw_config& config, const fw_job_input_t& job) {
-  if (!job.has_assoc || !config.params.weight_fairshare || !config.calc_fairshare) return 0.0;
-  // Fair Tree and Fairway's modes read the association's fs_factor written
-  // by the last pass; classic modes compute 2^(-UE/S) from the fairshare
-  // association (the boundary fills in an effective usage still unset).
-  if (SharesNormalizedLikeFairTree(config.params.Mode())) return job.fs_factor;
-  return CalcFsFactor(job.fs_usage_efctv, static_cast<long double>(job.fs_shares_norm),
-                      config.params.damp_factor);
-}
-
-void JobInputsFrom(const fw_config& config, const fw_job_input_t& job, JobInputs* in,
-                   const void** filled_from) {
+void JobInputsFrom(const fw_config& config, const fw_job_input_t& job,
+                   const fw_partition_input_t* partitions, JobInputs* in) {
   in->job_id = job.job_id;
   in->has_details = true;
-  in->accrue_time = job.key.accrue_time;
+  in->accrue_time = job.accrue_time;
   in->has_assoc = job.has_assoc;
   in->has_qos = job.has_qos;
-  in->total_cpus = job.key.total_cpus;
+  in->total_cpus = job.total_cpus;
   in->max_cpus = job.max_cpus;
   in->min_cpus = job.min_cpus;
-  in->min_nodes = job.key.min_nodes;
-  in->time_limit_min = job.key.time_limit;
-  if (job.partition) {
-    const bool filled = filled_from && in->partition && *filled_from == job.partition->key;
+  in->min_nodes = job.min_nodes;
+  in->time_limit_min = job.time_limit_min;
+  if (job.partition != FW_NO_PARTITION && partitions) {
     if (!in->partition) in->partition.emplace();
-    if (!filled) FillPartition(*job.partition, config, &*in->partition);
-    if (filled_from) *filled_from = job.partition->key;
+    FillPartition(partitions[job.partition], config, &*in->partition);
   } else {
     in->partition.reset();
-    if (filled_from) *filled_from = nullptr;
   }
-  in->site_factor = job.key.site_factor;
-  in->nice = job.key.nice;
+  in->site_factor = job.site_factor;
+  in->nice = job.nice;
   AssignTres(job.tres_alloc, config, &in->tres_alloc);
   AssignTres(job.tres_req, config, &in->tres_req);
-  in->fairshare_factor = FairshareFactorOf(config, job);
+  in->fairshare_factor = job.has_assoc ? job.fairshare_factor : 0;
   in->assoc_priority = job.has_assoc ? job.assoc_priority : 0;
   in->assoc_priority_norm = job.has_assoc ? job.assoc_priority_norm : 0;
   in->qos_priority = job.has_qos ? job.qos_priority : 0;
   in->qos_norm_priority = job.has_qos ? job.qos_norm_priority : 0;
   in->partition_list.clear();
   in->previous_partition_priorities.clear();
-  if (job.partitions) {
+  if (job.partition_list && partitions) {
     static thread_local std::vector<uint32_t> order;
-    SortedOrder(job.partitions, job.partition_count, &order);
+    SortedOrder(job, partitions, &order);
     in->partition_list.resize(order.size());
     for (size_t i = 0; i < order.size(); ++i) {
-      FillPartition(*job.partitions[order[i]], config, &in->partition_list[i]);
+      FillPartition(partitions[job.partition_list[order[i]]], config, &in->partition_list[i]);
     }
   }
   in->qos_list.resize(job.qos_list ? job.qos_count : 0);
@@ -119,7 +108,7 @@ void JobInputsFrom(const fw_config& config, const fw_job_input_t& job, JobInputs
 }
 
 uint32_t PriorityCount(const fw_job_input_t& job) {
-  return fw_priority_array_count(job.partitions ? job.partition_count : 0,
+  return fw_priority_array_count(job.partition_list ? job.partition_count : 0,
                                  job.qos_list ? job.qos_count : 0);
 }
 
@@ -146,8 +135,8 @@ using fairway::api::ReportException;
 extern "C" {
 
 void fw_job_priority(const fw_config_t* config, const fw_job_input_t* job,
-                     const fw_cluster_t* cluster, int64_t now, fw_factors_t* out,
-                     double* tres_out, uint32_t* partition_out) {
+                     const fw_partition_input_t* partitions, const fw_cluster_t* cluster,
+                     int64_t now, fw_factors_t* out, double* tres_out, uint32_t* partition_out) {
   if (!out) return;
   *out = fw_factors_t{};
   if (!config || !job) return;
@@ -155,7 +144,7 @@ void fw_job_priority(const fw_config_t* config, const fw_job_input_t* job,
     // priority_p_set runs on many threads: each its own scratch.
     static thread_local JobInputs in;
     static thread_local JobPriority result;
-    api::JobInputsFrom(*config, *job, &in, nullptr);
+    api::JobInputsFrom(*config, *job, partitions, &in);
     const ClusterInputs c{cluster ? cluster->cluster_cpus : 0, cluster ? cluster->node_count : 0};
     ComputeJobPriorityInto(in, config->params, c, now, &result);
     api::FactorsOf(result, out);
@@ -193,15 +182,15 @@ uint32_t fw_priority_array_count(uint32_t partitions, uint32_t qos_count) {
   return (partitions ? partitions : 1) * qos_count;
 }
 
-void fw_partition_order(const fw_partition_input_t* const* partitions, uint32_t count,
+void fw_partition_order(const fw_job_input_t* job, const fw_partition_input_t* partitions,
                         uint32_t* order) {
-  if (!order) return;
+  if (!order || !job || !job->partition_list) return;
   try {
     std::vector<uint32_t> sorted;
-    api::SortedOrder(partitions, count, &sorted);
+    api::SortedOrder(*job, partitions, &sorted);
     std::copy(sorted.begin(), sorted.end(), order);
   } catch (...) {
-    for (uint32_t i = 0; i < count; ++i) order[i] = i;
+    for (uint32_t i = 0; i < job->partition_count; ++i) order[i] = i;
     ReportException(nullptr, "fw_partition_order");
   }
 }
@@ -229,17 +218,6 @@ double fw_sprio_qos_row(const fw_config_t* config, const fw_qos_input_t* qos,
   if (!config || !qos) return job_weighted_qos;
   return PairQosFactor(QosInputs{qos->priority, qos->norm_priority}, job_weighted_qos,
                        config->params);
-}
-
-double fw_job_fairshare_factor(const fw_config_t* config, const fw_job_input_t* job) {
-  if (!config || !job) return 0;
-  return api::FairshareFactorOf(*config, *job);
-}
-
-uint32_t fw_priority_after_incr_only(const fw_config_t* config, uint32_t computed,
-                                     uint32_t previous) {
-  if (!config) return computed;
-  return PriorityAfterIncrOnly(computed, previous, config->params);
 }
 
 }  // extern "C"

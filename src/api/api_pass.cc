@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// The decay pass's protocol (fw_pass_*): the job records found by id
-// (job_roster.h), every eligible job computed under the read locks into the
-// table being built, the jobs whose priority changed stored a slice at a
-// time under the job write lock, then the tables swapped. The table sprio
-// reads is api_pass_table.h's. The boundary walks Slurm's structures and
-// takes the locks; everything kept from pass to pass is here.
+// The decay pass's protocol (fw_pass_*): the ids of the job records the
+// boundary finds (job_roster.h), every eligible job computed under the
+// read locks into the table being built, the jobs whose priority changed
+// stored a slice at a time under the job write lock, then the tables
+// swapped. The table sprio reads is api_pass_table.h's. The boundary
+// walks Slurm's structures, keeps their addresses and takes the locks;
+// the numbers kept from pass to pass are here.
 #include <algorithm>
-#include <deque>
 #include <vector>
 
 #include "api/api_internal.h"
@@ -22,62 +22,12 @@ namespace {
 
 // A job whose new priority differs from job->priority or priority_array:
 // the store writes it, after the boundary checked that the job did not
-// change meanwhile (fw_job_key_fingerprint of its key now).
+// change meanwhile (the stamp it wrote where fw_pass_add said). 16 bytes:
+// the job id is job_ids[position]; no Slurm address is kept.
 struct ChangedJob {
-  uint32_t position = 0;  // in building.records
-  uint32_t job_id = 0;
-  uint64_t key_fingerprint = 0;
-  // Where the job's record, details and factors were during the gather:
-  // addresses for the store to prefetch, never read through (the job may
-  // be gone by then; the store finds it by id).
-  const void* record_hint = nullptr;
-  const void* details_hint = nullptr;
-  const void* factors_hint = nullptr;
-};
-
-// The flat records of the partitions a pass has met, by partition: a pass
-// fills one per partition, not one per job. Valid for one gather (the
-// partition read lock held); cleared at its start.
-class FlatPartitions {
- public:
-  void Clear() {
-    entries_.clear();
-    last_ = nullptr;
-  }
-  // The record of part (filled on first use). The pointer stays valid
-  // until Clear.
-  const FlatPartition* Of(const fw_partition_input_t& part, const fw_config& config) {
-    if (last_ && last_->key == part.key) return &last_->record;
-    for (const Entry& entry : entries_) {
-      if (entry.key == part.key) {
-        last_ = &entry;
-        return &entry.record;
-      }
-    }
-    Entry& entry = entries_.emplace_back(Entry{part.key, FlatPartition{}});
-    FlatPartition& record = entry.record;
-    record.priority_job_factor = part.priority_job_factor;
-    record.norm_priority = part.norm_priority;
-    record.max_time_min = part.max_time_min;
-    // As AssignTres: only the TRES both weighted and counted by slurmctld.
-    const size_t counted = CountedTres(config);
-    if (part.tres_cnt) {
-      for (size_t k = 0; k < config.weighted_tres.size() && k < kFlatTresMax; ++k) {
-        const uint32_t column = config.weighted_tres[k];
-        if (column < counted) record.tres_total[k] = part.tres_cnt[column];
-      }
-    }
-    last_ = &entry;
-    return &record;
-  }
-
- private:
-  struct Entry {
-    const void* key;
-    FlatPartition record;
-  };
-  std::deque<Entry> entries_;    // a deque: records keep their address
-  const Entry* last_ = nullptr;  // consecutive jobs mostly share a partition
+  uint32_t position = 0;      // in building.records
+  uint32_t record_index = 0;  // the boundary's, for its prefetches
+  uint64_t stamp = 0;         // the boundary's, handed back
 };
 
 // The store takes the job write lock once per this many changed jobs (0.1 to
@@ -86,8 +36,11 @@ class FlatPartitions {
 // priority changed (after a restart, a third of the queue).
 constexpr size_t kStoredJobsPerHold = 1000;
 // The store finds each job by id (a hash lookup) before it reads the job:
-// the boundary prefetches the job this many items ahead.
+// the boundary prefetches the record of the job this many items ahead
+// (by its own record_index), and the allocations the record points to
+// of the job half as far ahead (found by id, under the write lock).
 constexpr size_t kPrefetchStoresAhead = 8;
+constexpr uint32_t kNoItem = UINT32_MAX;
 
 }  // namespace
 }  // namespace fairway::api
@@ -98,11 +51,11 @@ struct fw_pass {
   fairway::api::PassTable building;   // the decay thread's own; stale between passes
   fairway::api::PassTable published;  // read under the job read lock, changed under the write lock
   fairway::PageVector<fairway::api::ChangedJob> changed;  // building's jobs the store will write
-  // job_list's records in order with their ids, kept for the next pass
-  // to find them by id rather than walk the list.
-  fairway::JobRoster<void> roster;
-  fairway::PageVector<uint32_t> job_ids;  // building.records[i]'s job id, for the index
-  const void* partition_filled_from = nullptr;  // which partition `inputs` holds
+  // The ids of job_list's records in list order (the boundary keeps the
+  // records), for the next pass to find them by id rather than walk the
+  // list.
+  fairway::JobRoster roster;
+  fairway::PageVector<uint32_t> job_ids;  // building.records[i]'s job id (index, store)
   // Jobs priority_p_set stored while a pass was computing: their new
   // factors replace the pass's.
   std::vector<uint32_t> set_during_pass;
@@ -122,24 +75,25 @@ struct fw_pass {
   bool slice_open = false;
   size_t next_to_store = 0;  // in changed
   size_t slice_end = 0;      // in changed: the open slice's end
+  // building.records position of the item fw_pass_store_next last
+  // returned, until the next call retires it (kNoItem: none).
+  uint32_t current_item = fairway::api::kNoItem;
   // The pass under way.
   fw_config_t* config = nullptr;  // a reference, dropped at the next begin
   fairway::ClusterInputs cluster;
   int64_t now = 0;
-  bool flat_path = false;
   fairway::FlatWeights flat_weights;  // this pass's (points into config)
   fw_pass_stats_t stats{};
-  fairway::JobInputs inputs;                     // scratch for one job (general path)
-  fairway::JobPriority result;                   // scratch for one job (general path)
-  fairway::api::FlatPartitions flat_partitions;  // this pass's partitions (flat path)
-  fairway::FlatJob flat_job;                     // scratch for one job (flat path)
-  fairway::FlatResult flat_result;               // scratch for one job (flat path)
+  fairway::JobInputs inputs;        // scratch for one job (general path)
+  fairway::JobPriority result;      // scratch for one job (general path)
+  fairway::FlatResult flat_result;  // scratch for one job (single partition)
 };
 
 namespace fairway::api {
 namespace {
 
-// Fills a computed job's record, from either path.
+// Fills a computed job's record, from either path; priority: the one to
+// store (INCR_ONLY applied).
 template <typename Factors>
 void FillRecord(const Factors& weighted, uint32_t priority, bool clamped, PassRecord* r) {
   terms::CopyScalarFactors(weighted, r);
@@ -149,16 +103,12 @@ void FillRecord(const Factors& weighted, uint32_t priority, bool clamped, PassRe
   r->clamped = clamped;
 }
 
-// Whether storing priority would change job->priority (INCR_ONLY applied).
-bool JobPriorityChanged(const fw_job_input_t& job, uint32_t priority, const Params& params) {
-  return PriorityAfterIncrOnly(priority, job.key.priority, params) != job.key.priority;
-}
-
 // Whether storing the result would change what the scheduler reads: the
-// job's priority or a partition's entry in priority_array. (The factors
-// sprio shows are served from the pass's table, see fw_pass_factors.)
-bool PriorityChanged(const fw_job_input_t& job, const JobPriority& result, const Params& params) {
-  if (JobPriorityChanged(job, result.priority, params)) return true;
+// job's priority (stored: INCR_ONLY applied) or a partition's entry in
+// priority_array. (The factors sprio shows are served from the pass's
+// table, see fw_pass_factors.)
+bool PriorityChanged(const fw_job_input_t& job, uint32_t stored, const JobPriority& result) {
+  if (stored != job.priority) return true;
   if (PriorityCount(job) && !result.partition_priorities.empty()) {
     if (!job.priority_array) return true;
     for (size_t i = 0; i < result.partition_priorities.size(); ++i) {
@@ -168,88 +118,60 @@ bool PriorityChanged(const fw_job_input_t& job, const JobPriority& result, const
   return false;
 }
 
-// The flat record of a single-partition job (GatherFlatJob).
-void FlatJobFrom(const fw_config& config, const fw_job_input_t& job, FlatPartitions* partitions,
-                 FlatJob* in) {
-  in->accrue_time = job.key.accrue_time;
-  in->has_assoc = job.has_assoc;
-  in->fairshare_factor = FairshareFactorOf(config, job);
-  in->assoc_priority = job.has_assoc ? job.assoc_priority : 0;
-  in->assoc_priority_norm = job.has_assoc ? job.assoc_priority_norm : 0;
-  in->has_qos = job.has_qos;
-  in->qos_priority = job.has_qos ? job.qos_priority : 0;
-  in->qos_norm_priority = job.has_qos ? job.qos_norm_priority : 0;
-  in->total_cpus = job.key.total_cpus;
-  in->max_cpus = job.max_cpus;
-  in->min_cpus = job.min_cpus;
-  in->min_nodes = job.key.min_nodes;
-  in->time_limit_min = job.key.time_limit;
-  in->site_factor = job.key.site_factor;
-  in->nice = job.key.nice;
-  in->partition = job.partition ? partitions->Of(*job.partition, config) : nullptr;
-  // The counts JobTresCount reads from AssignTres's copies, read in place:
-  // only the first CountedTres columns are slurmctld's.
-  const size_t counted = CountedTres(config);
-  for (size_t k = 0; k < config.weighted_tres.size() && k < kFlatTresMax; ++k) {
-    in->tres_count[k] = AllocatedElseRequested(job.tres_alloc, counted, job.tres_req, counted,
-                                                config.weighted_tres[k]);
-  }
-}
-
 // Appends a record for the job to the table being built and returns it,
 // for the caller to fill in place. Only a job the store will touch (its
-// priority changed) is noted with the key that lets the boundary check it
-// is unchanged. In place, not built on the stack and copied: the copy's
-// 16-byte loads cannot take their data from the smaller stores that built
-// it, so each waited until every older store had reached the cache, and
-// the table's stores go to lines a pass ago long evicted (perf: the
-// hottest instruction of the pass).
-PassRecord& AppendRecord(const fw_job_input_t& job, bool priority_changed, const void* record,
-                         const void* details, const void* factors, fw_pass* b) {
+// priority changed) is noted, for the boundary's stamp. In place, not
+// built on the stack and copied: the copy's 16-byte loads cannot take
+// their data from the smaller stores that built it, so each waited until
+// every older store had reached the cache, and the table's stores go to
+// lines a pass ago long evicted (perf: the hottest instruction of the
+// pass).
+PassRecord& AppendRecord(const fw_job_input_t& job, bool priority_changed, fw_pass* b) {
   PassRecord& r = b->building.records.emplace_back();
   if (priority_changed || !b->factors_stored_once) {
     b->changed.push_back(ChangedJob{static_cast<uint32_t>(b->building.records.size() - 1),
-                                    job.job_id, fw_job_key_fingerprint(&job.key), record, details,
-                                    factors});
+                                    job.record_index, 0});
     r.awaiting_store = true;
   }
   b->job_ids.push_back(job.job_id);
   return r;
 }
 
-void Add(fw_pass* b, const fw_job_input_t& job, const void* record, const void* details,
-         const void* factors) {
+// Computes the job into the table; returns its stamp's place when the
+// store will visit it (fw_pass_add).
+uint64_t* Add(fw_pass* b, const fw_job_input_t& job, const fw_partition_input_t* partitions) {
   const fw_config& config = *b->config;
   const Params& params = config.params;
   PassTable& t = b->building;
   const size_t tres_stride = t.tres_columns.size();
-  // Single-partition jobs (nearly all) take the flat path: their inputs in
-  // one fixed-size record, no vectors to fill, only the weighted TRES.
-  // It gives the general path's results bit for bit (flat_priority.h).
-  // A job with several QOS has one priority per (partition, QOS) pair: the
-  // general path.
-  if (b->flat_path && !job.partitions && !job.qos_list) {
-    FlatJobFrom(config, job, &b->flat_partitions, &b->flat_job);
-    ComputeFlatPriority(b->flat_job, b->flat_weights, b->cluster, b->now, &b->flat_result);
+  // Single-partition jobs (nearly all) are computed on the boundary's
+  // record itself: no vectors to fill, only the weighted TRES, written
+  // straight into the table. It gives the general path's results bit for
+  // bit (flat_priority.h). A job with several QOS has one priority per
+  // (partition, QOS) pair: the general path.
+  if (!job.partition_list && !job.qos_list) {
+    const fw_partition_input_t* part =
+        partitions && job.partition != FW_NO_PARTITION ? &partitions[job.partition] : nullptr;
+    const size_t tres_at = t.tres.size();
+    t.tres.resize(tres_at + tres_stride);
+    ComputeFlatPriority(job, part, b->flat_weights, b->cluster, b->now, &b->flat_result,
+                        t.tres.data() + tres_at);
     const FlatResult& f = b->flat_result;
-    for (size_t k = 0; k < tres_stride; ++k) {
-      t.tres.push_back(k < b->flat_weights.tres_columns ? f.tres[k] : 0.0);
-    }
-    FillRecord(f, f.priority, f.clamped,
-               &AppendRecord(job, JobPriorityChanged(job, f.priority, params), record, details,
-                             factors, b));
-    return;
+    const uint32_t stored = PriorityAfterIncrOnly(f.priority, job.priority, params);
+    PassRecord& r = AppendRecord(job, stored != job.priority, b);
+    FillRecord(f, stored, f.clamped, &r);
+    return r.awaiting_store ? &b->changed.back().stamp : nullptr;
   }
-  JobInputsFrom(config, job, &b->inputs, &b->partition_filled_from);
+  JobInputsFrom(config, job, partitions, &b->inputs);
   ComputeJobPriorityInto(b->inputs, params, b->cluster, b->now, &b->result);
   const std::vector<double>& weighted_tres = b->result.weighted.tres;
   for (uint32_t column : t.tres_columns) {
     t.tres.push_back(column < weighted_tres.size() ? weighted_tres[column] : 0.0);
   }
   const size_t position = t.records.size();
-  PassRecord& r = AppendRecord(job, PriorityChanged(job, b->result, params), record, details,
-                               factors, b);
-  FillRecord(b->result.weighted, b->result.priority, b->result.clamped, &r);
+  const uint32_t stored = PriorityAfterIncrOnly(b->result.priority, job.priority, params);
+  PassRecord& r = AppendRecord(job, PriorityChanged(job, stored, b->result), b);
+  FillRecord(b->result.weighted, stored, b->result.clamped, &r);
   if (!b->result.partition_priorities.empty()) {
     r.multi_partition = true;
     t.partition_slices.push_back(
@@ -260,6 +182,18 @@ void Add(fw_pass* b, const fw_job_input_t& job, const void* record, const void* 
                                   b->result.partition_priorities.begin(),
                                   b->result.partition_priorities.end());
   }
+  return r.awaiting_store ? &b->changed.back().stamp : nullptr;
+}
+
+// The item fw_pass_store_next returned last is done with: stored, or not
+// (gone, ineligible, recomputed: the job's own factors are newer).
+void Retire(fw_pass* b, bool stored) {
+  if (b->current_item == kNoItem) return;
+  if (!stored) {
+    b->building.records[b->current_item].published = false;
+    ++b->stats.recomputed;
+  }
+  b->current_item = kNoItem;
 }
 
 }  // namespace
@@ -285,50 +219,52 @@ void fw_pass_destroy(fw_pass_t* pass) {
   delete pass;
 }
 
-bool fw_pass_refind(fw_pass_t* pass, size_t expected, uint32_t id_limit, fw_find_job_fn find,
-                    fw_prefetch_fn prefetch, fw_in_id_order_fn in_id_order) {
-  if (!pass || !find) return false;
+bool fw_pass_roster(const fw_pass_t* pass, const uint32_t** ids, size_t* count,
+                    uint32_t* next_id) {
+  const uint32_t* none = nullptr;
+  size_t zero = 0;
+  uint32_t first = 0;
+  if (!ids) ids = &none;
+  if (!count) count = &zero;
+  if (!next_id) next_id = &first;
+  if (!pass) {
+    *ids = nullptr;
+    *count = 0;
+    *next_id = 0;
+    return false;
+  }
+  return pass->roster.Known(ids, count, next_id);
+}
+
+bool fw_pass_refound(fw_pass_t* pass, const uint32_t* ids, size_t count, size_t first_new,
+                     size_t expected, uint32_t id_limit) {
+  if (!pass || (count && !ids)) return false;
   try {
-    return pass->roster.Refind(
-        expected, id_limit, [find](uint32_t id) { return find(id); },
-        [prefetch](const void* hint) {
-          if (prefetch) prefetch(hint);
-        },
-        [in_id_order](const void* record) { return !in_id_order || in_id_order(record); });
+    return pass->roster.Accept(ids, count, first_new, expected, id_limit);
   } catch (...) {
     pass->roster.Invalidate();
-    ReportException(pass->config, "fw_pass_refind");
+    ReportException(pass->config, "fw_pass_refound");
   }
   return false;
 }
 
-void fw_pass_assign_walked(fw_pass_t* pass, void* const* records, const uint32_t* ids,
-                           size_t count) {
+void fw_pass_assign_walked(fw_pass_t* pass, const uint32_t* ids, size_t count) {
   if (!pass) return;
   try {
-    pass->roster.AssignWalked([&](PageVector<void*>* out_records, PageVector<uint32_t>* out_ids) {
-      ReserveReusing(out_records, count);
-      ReserveReusing(out_ids, count);
-      if (count) {
-        out_records->insert(out_records->end(), records, records + count);
-        out_ids->insert(out_ids->end(), ids, ids + count);
-      }
-    });
+    pass->roster.AssignWalked(ids, ids ? count : 0);
   } catch (...) {
     pass->roster.Invalidate();
     ReportException(pass->config, "fw_pass_assign_walked");
   }
 }
 
-size_t fw_pass_jobs(const fw_pass_t* pass, void* const** records, const uint32_t** ids) {
+size_t fw_pass_jobs(const fw_pass_t* pass, const uint32_t** ids) {
   if (!pass) {
-    if (records) *records = nullptr;
     if (ids) *ids = nullptr;
     return 0;
   }
-  if (records) *records = pass->roster.records().data();
   if (ids) *ids = pass->roster.ids().data();
-  return pass->roster.records().size();
+  return pass->roster.ids().size();
 }
 
 void fw_pass_begin(fw_pass_t* pass, const fw_config_t* config, const fw_cluster_t* cluster,
@@ -347,7 +283,6 @@ void fw_pass_begin(fw_pass_t* pass, const fw_config_t* config, const fw_cluster_
     t.tres.clear();
     b.changed.clear();
     b.job_ids.clear();
-    b.partition_filled_from = nullptr;
     t.partition_priorities.clear();
     t.partition_slices.clear();
     t.tres_cnt = static_cast<uint32_t>(config->params.weight_tres.size());
@@ -357,29 +292,31 @@ void fw_pass_begin(fw_pass_t* pass, const fw_config_t* config, const fw_cluster_
     b.storing = false;
     b.slice_open = false;
     b.next_to_store = 0;
+    b.current_item = api::kNoItem;
     b.stats = fw_pass_stats_t{};
     // Sized once for the whole queue: growing by doubling would map and
     // copy every size on the way.
-    const size_t job_count = b.roster.records().size();
+    const size_t job_count = b.roster.ids().size();
     ReserveReusing(&t.records, job_count);
     ReserveReusing(&b.job_ids, job_count);
     ReserveReusing(&t.tres, job_count * t.tres_columns.size());
     ReleaseIfOversized(&b.changed, job_count);  // grows as needed
-    b.flat_path = BuildFlatWeights(config->params, config->weighted_tres, &b.flat_weights);
-    b.flat_partitions.Clear();
+    BuildFlatWeights(config->params, config->weighted_tres, api::CountedTres(*config),
+                     &b.flat_weights);
   } catch (...) {
     ReportException(config, "fw_pass_begin");
   }
 }
 
-void fw_pass_add(fw_pass_t* pass, const fw_job_input_t* job, const void* record,
-                 const void* details, const void* factors) {
-  if (!pass || !job || !pass->config || !pass->pass_in_progress || pass->storing) return;
+uint64_t* fw_pass_add(fw_pass_t* pass, const fw_job_input_t* job,
+                      const fw_partition_input_t* partitions) {
+  if (!pass || !job || !pass->config || !pass->pass_in_progress || pass->storing) return nullptr;
   try {
-    api::Add(pass, *job, record, details, factors);
+    return api::Add(pass, *job, partitions);
   } catch (...) {
     ReportException(pass->config, "fw_pass_add");
   }
+  return nullptr;
 }
 
 void fw_pass_end_gather(fw_pass_t* pass) {
@@ -396,7 +333,7 @@ void fw_pass_end_gather(fw_pass_t* pass) {
   }
 }
 
-bool fw_pass_store_next(fw_pass_t* pass, fw_store_item_t* item) {
+bool fw_pass_store_next(fw_pass_t* pass, bool previous_stored, fw_store_item_t* item) {
   if (!pass || !item || !pass->pass_in_progress) return false;
   fw_pass& b = *pass;
   api::PassTable& t = b.building;
@@ -410,85 +347,70 @@ bool fw_pass_store_next(fw_pass_t* pass, fw_store_item_t* item) {
   }
   if (!b.slice_open) {
     b.slice_open = true;
+    b.current_item = api::kNoItem;  // a slice's first call retires nothing
     b.slice_end = std::min(b.next_to_store + api::kStoredJobsPerHold, b.changed.size());
   }
+  api::Retire(&b, previous_stored);
   if (b.next_to_store >= b.slice_end) return false;
   const api::ChangedJob& changed = b.changed[b.next_to_store];
   api::PassRecord& r = t.records[changed.position];
   r.awaiting_store = false;
+  b.current_item = changed.position;
   *item = fw_store_item_t{};
-  item->job_id = changed.job_id;
-  item->position = changed.position;
-  item->key_fingerprint = changed.key_fingerprint;
+  item->job_id = b.job_ids[changed.position];
+  item->stamp = changed.stamp;
   api::StoredOf(r, t, &item->factors);
+  // The store writes no TRES into the job (sprio reads the table's).
+  item->factors.tres = nullptr;
+  item->factors.tres_cnt = 0;
+  item->factors.tres_columns = nullptr;
+  item->factors.tres_values = 0;
+  item->ahead_record_index = UINT32_MAX;
   const size_t ahead = b.next_to_store + api::kPrefetchStoresAhead;
-  if (ahead < b.slice_end) {
-    const api::ChangedJob& later = b.changed[ahead];
-    item->ahead_record = later.record_hint;
-    item->ahead_details = later.details_hint;
-    item->ahead_factors = later.factors_hint;
-  }
+  if (ahead < b.slice_end) item->ahead_record_index = b.changed[ahead].record_index;
+  const size_t near = b.next_to_store + api::kPrefetchStoresAhead / 2;
+  if (near < b.slice_end) item->ahead_job_id = b.job_ids[b.changed[near].position];
   ++b.next_to_store;
   return true;
 }
 
-void fw_pass_store_done(fw_pass_t* pass, uint32_t position, bool stored_from_pass) {
-  if (!pass || position >= pass->building.records.size()) return;
-  if (!stored_from_pass) {
-    // Gone, ineligible, or recomputed: the job's own factors are newer.
-    pass->building.records[position].published = false;
-    ++pass->stats.recomputed;
+void fw_pass_store_recompute(fw_pass_t* pass, const fw_job_input_t* job,
+                             const fw_partition_input_t* partitions, const fw_cluster_t* cluster,
+                             fw_factors_t* out, uint32_t* partition_out) {
+  if (!out) return;
+  *out = fw_factors_t{};
+  if (!pass || !job || !pass->config) return;
+  fw_pass& b = *pass;
+  // Whatever happens below, the table no longer holds the job's factors.
+  if (b.current_item != api::kNoItem) b.building.records[b.current_item].published = false;
+  try {
+    api::JobInputsFrom(*b.config, *job, partitions, &b.inputs);
+    const ClusterInputs c{cluster ? cluster->cluster_cpus : 0, cluster ? cluster->node_count : 0};
+    ComputeJobPriorityInto(b.inputs, b.config->params, c, b.now, &b.result);
+    api::FactorsOf(b.result, out);
+    out->tres = nullptr;
+    out->tres_cnt = 0;
+    if (partition_out && out->partition_count) {
+      std::copy(b.result.partition_priorities.begin(), b.result.partition_priorities.end(),
+                partition_out);
+      out->partition_priorities = partition_out;
+    } else {
+      out->partition_priorities = nullptr;
+      out->partition_count = 0;
+    }
+    out->priority = PriorityAfterIncrOnly(out->priority, job->priority, b.config->params);
+  } catch (...) {
+    *out = fw_factors_t{};
+    out->priority = job->priority;
+    ReportException(b.config, "fw_pass_store_recompute");
   }
-}
-
-namespace {
-// v mixed into h with splitmix64's finaliser: the fingerprints' one step.
-inline uint64_t MixIn(uint64_t h, uint64_t v) {
-  uint64_t z = h + v + 0x9e3779b97f4a7c15ull;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-}  // namespace
-
-uint64_t fw_job_key_fingerprint(const fw_job_key_t* key) {
-  if (!key) return 0;
-  // Field by field: what must not have changed between computing and
-  // storing for a computed priority to still be right. Anything else a job
-  // update changes goes through priority_p_set, which recomputes under the
-  // caller's lock. Each field is mixed in with splitmix64's finaliser, so
-  // that a changed field leaves the result equal with a chance of 2^-64
-  // (fairway_api.h).
-  uint64_t h = 0;
-  const auto mix = [&h](uint64_t v) { h = MixIn(h, v); };
-  mix(key->job_state);
-  mix(key->priority);
-  mix(key->direct_set_prio);
-  mix(key->nice);
-  mix(key->site_factor);
-  mix(key->time_limit);
-  mix(key->total_cpus);
-  mix(key->min_nodes);
-  mix(static_cast<uint64_t>(key->accrue_time));
-  mix(reinterpret_cast<uintptr_t>(key->part));
-  mix(reinterpret_cast<uintptr_t>(key->part_list));
-  mix(reinterpret_cast<uintptr_t>(key->qos));
-  mix(reinterpret_cast<uintptr_t>(key->assoc));
-  mix(reinterpret_cast<uintptr_t>(key->qos_list));
-  mix(key->part_order);
-  return h;
-}
-
-uint64_t fw_partition_order_step(uint64_t digest, const void* part, uint16_t priority_tier) {
-  // (digest, record, tier), one after the other: a swap of two partitions,
-  // or of two tiers, changes the result.
-  return MixIn(MixIn(digest, reinterpret_cast<uintptr_t>(part)), priority_tier);
 }
 
 bool fw_pass_store_end_slice(fw_pass_t* pass) {
   if (!pass) return true;
   fw_pass& b = *pass;
   b.slice_open = false;
+  b.current_item = api::kNoItem;
   if (!b.pass_in_progress) return true;
   if (b.next_to_store < b.changed.size()) return false;
   // Needed only from the gather to the end of the store. After a restart

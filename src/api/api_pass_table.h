@@ -20,8 +20,8 @@ namespace fairway::api {
 // thousands) in the table sprio reads, and in the one a pass fills while it
 // runs, so the TRES values and the priorities of multi-partition and
 // multi-QOS jobs live in a parallel array and a shared arena rather than in the
-// record (64 bytes); the job id is kept only in the index, and with the
-// gathered key's fingerprint for the jobs the store will touch.
+// record (64 bytes); the job id is kept only in the index and in the
+// pass's job_ids (api_pass.cc), which its changed jobs refer to.
 struct PassRecord {
   double age = 0, assoc = 0, fairshare = 0, job_size = 0, partition = 0, qos = 0;
   uint32_t priority = 0;

@@ -18,6 +18,7 @@ RemotePlan PlanOf(const fw_config& config) {
   plan.interval_s = config.params.planned_use_interval_s;
   plan.per_interval_decay =
       PlannedUsePerIntervalDecay(config.params.planned_use_interval_s, config.params.decay_half_life_s);
+  plan.wanted = config.params.Mode() == FairshareMode::kPlannedUse;
   return plan;
 }
 
@@ -26,10 +27,33 @@ void AddRemoteUsage(const fw_config& config, fw_remote* remote, int64_t now, Ass
   for (const Params::RemoteCluster& c : config.params.fairshare_clusters) {
     clusters.emplace_back(c.name, c.scale);
   }
-  remote->last_used = remote->usage.Used(clusters, now, config.decay_per_second, PlanOf(config));
-  const std::map<std::string, long double> totals = remote->last_used.Sum();
+  // A view of the usage (no path copied), and in planned use the ledger
+  // entries too, which AddRemotePlan reads; fairway_remote_used's bytes
+  // from the same values (explain parses them into RemoteUsed::by_cluster
+  // and adds them with the same function).
+  const RemotePlan plan = PlanOf(config);
+  ClustersView& view = remote->used_view;
+  remote->used_synced_at.clear();
+  if (plan.wanted) {
+    remote->last_used = remote->usage.Used(clusters, now, config.decay_per_second, plan);
+    view = remote->last_used.View();
+  } else {
+    remote->last_used = RemoteUsed();
+    view = remote->usage.UsedView(clusters, now, config.decay_per_second, &remote->used_synced_at);
+  }
+  // fairway_remote_used's bytes are made later (fw_remote_prepare_used):
+  // not under slurmctld's locks.
+  remote->used_pending = true;
+  remote->used_at = now;
+  const uint64_t signature = LocalPathSignature(*tree);
+  if (!remote->path_index_made || remote->path_index_signature != signature) {
+    remote->path_index = MakeLocalPathIndex(*tree);
+    remote->path_index_signature = signature;
+    remote->path_index_made = true;
+  }
   std::vector<std::string> unmatched;
-  const std::vector<long double> extra = RemoteSubtreeUsage(*tree, totals, &unmatched);
+  const std::vector<long double> extra =
+      RemoteSubtreeUsage(*tree, view, remote->path_index, &unmatched);
   for (size_t i = 0; i < tree->size(); ++i) {
     if (extra[i] != 0) {
       const int32_t node = static_cast<int32_t>(i);
@@ -68,6 +92,8 @@ bool fw_remote_parse(fw_remote_t* remote, const char* bytes, size_t length, char
       return false;
     }
     remote->usage = std::move(parsed);
+    remote->used_view.clear();  // pointed into the usage replaced
+    remote->used_pending = false;
     return true;
   } catch (const std::exception& e) {
     if (why) *why = fairway::api::MallocCopy(e.what());
@@ -75,6 +101,26 @@ bool fw_remote_parse(fw_remote_t* remote, const char* bytes, size_t length, char
     if (why) *why = fairway::api::MallocCopy("unknown error");
   }
   return false;
+}
+
+void fw_remote_prepare_used(fw_remote_t* remote, const fw_config_t* config) {
+  if (!remote || !config || !remote->used_pending) return;
+  try {
+    const fairway::RemotePlan plan = fairway::api::PlanOf(*config);
+    if (plan.wanted) {
+      remote->last_used_bytes = remote->last_used.Serialize();
+    } else {
+      // The view the fairshare added: still valid, the caller having held
+      // the mutex throughout.
+      remote->last_used_bytes = fairway::RemoteUsed::SerializeView(
+          remote->used_at, plan.IndexAt(remote->used_at), remote->used_synced_at,
+          remote->used_view, {});
+    }
+    remote->used_pending = false;
+    remote->used_view.clear();
+  } catch (...) {
+    ReportException(config, "fw_remote_prepare_used");
+  }
 }
 
 char* fw_remote_serialize(const fw_remote_t* remote, size_t* length) {
@@ -106,8 +152,8 @@ void fw_remote_sync(fw_remote_t* remote, const fw_config_t* config, const char* 
   if (!remote || !config || !cluster) return;
   try {
     auto text = [](const char* s) { return std::string(s ? s : ""); };
-    std::vector<fairway::RemoteAssoc> a(n_assocs);
-    for (size_t i = 0; i < n_assocs; ++i) {
+    std::vector<fairway::RemoteAssoc> a(assocs ? n_assocs : 0);
+    for (size_t i = 0; i < a.size(); ++i) {
       a[i] = {assocs[i].id, text(assocs[i].acct), text(assocs[i].user), text(assocs[i].partition),
               text(assocs[i].parent_acct)};
     }
@@ -128,8 +174,17 @@ void fw_remote_sync(fw_remote_t* remote, const fw_config_t* config, const char* 
       }
       j.push_back(job);
     }
+    // A view the last fairshare left for fw_remote_prepare_used points into
+    // what this sync changes: dropped (the plugin never syncs between the
+    // two, holding the mutex from one to the other).
+    remote->used_view.clear();
+    remote->used_pending = false;
+    if (!assocs && remote->usage.NeedsAssocs(cluster, j, now)) {
+      if (out) out->needs_assocs = true;
+      return;
+    }
     const fairway::RemoteSyncResult r =
-        remote->usage.Sync(cluster, a, j, now, config->decay_per_second,
+        remote->usage.Sync(cluster, assocs ? &a : nullptr, j, now, config->decay_per_second,
                            config->params.decay_half_life_s, fairway::api::PlanOf(*config));
     std::vector<std::string> named;
     for (const fairway::Params::RemoteCluster& c : config->params.fairshare_clusters) {
@@ -152,7 +207,9 @@ char* fw_remote_used_serialize(const fw_remote_t* remote, size_t* length) {
   if (length) *length = 0;
   try {
     return fairway::api::MallocBytes(
-        remote ? remote->last_used.Serialize() : fairway::RemoteUsed().Serialize(), length);
+        remote && !remote->last_used_bytes.empty() ? remote->last_used_bytes
+                                                   : fairway::RemoteUsed().Serialize(),
+        length);
   } catch (...) {
     ReportException(nullptr, "fw_remote_used_serialize");
   }

@@ -6,8 +6,9 @@
  * functions between them.
  *
  * Contracts common to every function below:
- * - No Slurm type crosses this interface. Pointers named `key` or `record`
- *   are the boundary's own addresses, compared or handed back, never read.
+ * - No Slurm type crosses this interface. Pointers named `key` are the
+ *   boundary's own addresses of association records, compared, never
+ *   read; no job, partition or QOS record's address crosses it.
  * - Nothing here takes a lock, reads a clock, does I/O or starts a thread;
  *   `now` is always passed in. The boundary takes Slurm's locks and says at
  *   each call which it holds.
@@ -353,16 +354,28 @@ typedef struct {
 typedef struct {
   size_t charged, running, repeated, without_path;
   double charged_usage; /* billing-seconds the charged jobs added */
+  /* Nothing was done: call again with the cluster's associations. */
+  bool needs_assocs;
 } fw_remote_sync_t;
 /* One sync of cluster at now with slurmdbd's answer for
- * fw_remote_fetch_since: its associations and jobs. Also forgets the
+ * fw_remote_fetch_since: its jobs and, when assocs is not NULL, its
+ * associations (n_assocs may be 0), whose paths are then kept. With
+ * assocs NULL the kept paths are used, unless none are kept, they are an
+ * hour old or a job names a newer association: then nothing is done and
+ * out->needs_assocs is set (RemoteUsage::NeedsAssocs). Also forgets the
  * clusters the configuration no longer names. */
 void fw_remote_sync(fw_remote_t *remote, const fw_config_t *config, const char *cluster,
                     const fw_remote_assoc_t *assocs, size_t n_assocs,
                     const fw_remote_job_t *jobs, size_t n_jobs, int64_t now,
                     fw_remote_sync_t *out);
+/* Makes the bytes of what the last fw_fairshare_with_remote added, which
+ * fw_remote_used_serialize returns. Requires the remote-usage mutex held
+ * since that call, and may take milliseconds: call it after releasing
+ * slurmctld's locks. */
+void fw_remote_prepare_used(fw_remote_t *remote, const fw_config_t *config);
 /* What the last fw_fairshare_with_remote added, per cluster and path, for
- * StateSaveLocation/fairway_remote_used (malloc; *length set). */
+ * StateSaveLocation/fairway_remote_used (malloc; *length set), as
+ * fw_remote_prepare_used made it. */
 char *fw_remote_used_serialize(const fw_remote_t *remote, size_t *length);
 /* When cluster was last synced (0: never). */
 int64_t fw_remote_synced_at(const fw_remote_t *remote, const char *cluster);
@@ -407,6 +420,10 @@ double fw_calc_fs_factor(long double usage_efctv, long double shares_norm, uint1
  * SLURMDB_FS_USE_PARENT) with the parent known (has_fs_parent). The
  * boundary copies the fields of the record this names. */
 bool fw_fairshare_from_parent(uint32_t shares_raw, bool has_fs_parent);
+/* Whether a fairshare sibling's usage_norm enters DEPTH_OBLIVIOUS's
+ * sibling_usage_norm (fw_one_assoc_input_t): not when it is Fairshare=parent
+ * (shares_raw is Slurm's SLURMDB_FS_USE_PARENT), which uses its parent's. */
+bool fw_depth_oblivious_sibling(uint32_t shares_raw);
 
 /* Usage bootstrap (state_recovery.h: assoc_usage missing, or forced). */
 bool fw_bootstrap_wanted(const fw_config_t *config, bool usage_missing);
@@ -442,13 +459,19 @@ fw_bootstrap_result_t fw_bootstrap_usage(const fw_config_t *config,
 
 /* ======================================================================
  * Job priorities.
+ *
+ * A job reaches the core as one record, fw_job_input_t, filled by the
+ * boundary from job_record_t and the records it points to under Slurm's
+ * read locks; the core computes on that record directly. Partitions are
+ * not copied per job: the boundary fills one fw_partition_input_t per
+ * partition it meets, in one array given with the records, and a record
+ * names its partitions by their index in that array.
  * ====================================================================== */
 typedef struct {
   uint32_t cluster_cpus, node_count;
 } fw_cluster_t;
 
 typedef struct {
-  const void *key; /* the partition record */
   uint16_t priority_job_factor, priority_tier;
   double norm_priority;
   uint32_t max_time_min;
@@ -458,52 +481,38 @@ typedef struct {
 /* One QOS of a job submitted with several (--qos=a,b, Slurm 24.11 and
  * later). */
 typedef struct {
-  const void *key; /* the QOS record */
   uint32_t priority;
   double norm_priority;
 } fw_qos_input_t;
 
-/* What must not change between computing a priority under the job read
- * lock and storing it under the write lock. qos_list: the job's list of
- * several QOS (slurmctld replaces the list when they change), or NULL.
- * part_order: fw_partition_order_step over part_list's partitions in list
- * order from 0 (0 without a list): a PriorityTier change re-sorts the list
- * in place, so part_list alone does not show that priority_array's order
- * changed. */
-typedef struct {
-  uint32_t job_state, priority, direct_set_prio, nice, site_factor, time_limit, total_cpus,
-      min_nodes;
-  int64_t accrue_time;
-  const void *part, *part_list, *qos, *assoc, *qos_list;
-  uint64_t part_order;
-} fw_job_key_t;
-
-/* One partition (its record and PriorityTier) folded into digest, the
- * next in list order: the result differs, but with a chance of 2^-64, when
- * a partition, its tier or its place differs. Pure; the first partition
- * starts from 0. */
-uint64_t fw_partition_order_step(uint64_t digest, const void *part, uint16_t priority_tier);
+/* A record without a partition (part_ptr NULL). */
+#define FW_NO_PARTITION 0xffffffffu
 
 typedef struct {
   uint32_t job_id;
-  fw_job_key_t key; /* key.priority: the job's current priority */
-  uint32_t max_cpus, min_cpus;
-  const uint64_t *tres_alloc, *tres_req; /* tres_cnt counts each, or NULL */
+  uint32_t priority; /* the job's current priority (INCR_ONLY's previous) */
+  /* The boundary's own index of the job's record, handed back to it in
+   * fw_store_item_t for its prefetches; never read. */
+  uint32_t record_index;
+  int64_t accrue_time; /* 0: not accruing age */
+  uint32_t total_cpus, max_cpus, min_cpus, min_nodes;
+  uint32_t time_limit_min; /* FW_NO_VAL: the partition's MaxTime */
+  uint32_t site_factor, nice; /* biased by FW_NICE_OFFSET */
   bool has_assoc;
   uint32_t assoc_priority;
   double assoc_priority_norm;
-  /* Fairshare: fs_factor is the association's (Fair Tree and Fairway's
-   * modes); classic modes use fs_usage_efctv and fs_shares_norm of the
-   * fairshare association. */
-  double fs_factor;
-  long double fs_usage_efctv;
-  double fs_shares_norm;
+  /* The association's fairshare factor: its fs_factor (Fair Tree and
+   * Fairway's modes) or fw_calc_fs_factor of its fairshare association
+   * (classic modes); 0 without fairshare weight or fairshare. */
+  double fairshare_factor;
   bool has_qos; /* the job's current QOS (qos_ptr): the job's own priority reads it */
   uint32_t qos_priority;
   double qos_norm_priority;
-  const fw_partition_input_t *partition; /* part_ptr's, or NULL */
-  /* part_ptr_list's, in list order (NULL, 0 without a list). */
-  const fw_partition_input_t *const *partitions;
+  const uint64_t *tres_alloc, *tres_req; /* tres_cnt counts each, or NULL */
+  uint32_t partition; /* part_ptr's index in the partitions, or FW_NO_PARTITION */
+  /* part_ptr_list's indexes in the partitions, in list order (NULL, 0
+   * without a list). */
+  const uint32_t *partition_list;
   uint32_t partition_count;
   /* A job with several QOS: qos_list's, in list order (slurmctld keeps it
    * sorted by QOS priority, descending); NULL, 0 otherwise. Such a job
@@ -536,14 +545,15 @@ typedef struct {
   bool clamped;
 } fw_factors_t;
 
-/* Computes one job (priority_p_set, and a job that changed during a pass).
- * tres_out: fw_settings_t.tres_cnt doubles (the caller's) receiving the
- * weighted TRES factors, or NULL; partition_out: fw_priority_count(job)
- * priorities (the caller's), or NULL. out's pointers point at those arrays
- * (NULL, with a count of 0, when not given). */
+/* Computes one job (priority_p_set). partitions: the array job's indexes
+ * refer to. tres_out: fw_settings_t.tres_cnt doubles (the caller's)
+ * receiving the weighted TRES factors, or NULL; partition_out:
+ * fw_priority_count(job) priorities (the caller's), or NULL. out's
+ * pointers point at those arrays (NULL, with a count of 0, when not
+ * given). out->priority is the computed one (INCR_ONLY is the pass's). */
 void fw_job_priority(const fw_config_t *config, const fw_job_input_t *job,
-                     const fw_cluster_t *cluster, int64_t now, fw_factors_t *out,
-                     double *tres_out, uint32_t *partition_out);
+                     const fw_partition_input_t *partitions, const fw_cluster_t *cluster,
+                     int64_t now, fw_factors_t *out, double *tres_out, uint32_t *partition_out);
 /* How many priorities the scheduler indexes for job: its partitions (1
  * when it has no list) times its QOS for a job with several QOS, its
  * partitions otherwise (0 for a job in one partition with one QOS). */
@@ -553,14 +563,15 @@ uint32_t fw_priority_count(const fw_job_input_t *job);
  * write lock: partitions = the entries of part_ptr_list (0 without a
  * list), qos_count = the entries of a job's several QOS (0 for one).
  * fw_priority_count(job) is this of job's partition_count (0 without
- * partitions) and qos_count (0 without qos_list). */
+ * partition_list) and qos_count (0 without qos_list). */
 uint32_t fw_priority_array_count(uint32_t partitions, uint32_t qos_count);
 /* order[i] = the list position of the i-th partition a multi-partition
  * job's priorities are computed and indexed in: tier descending, stable. */
-void fw_partition_order(const fw_partition_input_t *const *partitions, uint32_t count,
+void fw_partition_order(const fw_job_input_t *job, const fw_partition_input_t *partitions,
                         uint32_t *order);
 /* sprio's row for one partition of a multi-partition job: its weighted
- * partition factor, and its TRES factors into row_tres[tres_cnt]. */
+ * partition factor, and its TRES factors into row_tres[tres_cnt]. Reads
+ * the job's TRES counts only. */
 double fw_sprio_partition_row(const fw_config_t *config, const fw_job_input_t *job,
                               const fw_partition_input_t *partition, double *row_tres,
                               uint32_t tres_cnt);
@@ -569,12 +580,6 @@ double fw_sprio_partition_row(const fw_config_t *config, const fw_job_input_t *j
  * priority or the QOS weight is 0). */
 double fw_sprio_qos_row(const fw_config_t *config, const fw_qos_input_t *qos,
                         double job_weighted_qos);
-/* The fairshare factor a job gets (see fw_job_input_t); 0 without an
- * association or fairshare weight. */
-double fw_job_fairshare_factor(const fw_config_t *config, const fw_job_input_t *job);
-/* PriorityFlags=INCR_ONLY: what is stored over previous. */
-uint32_t fw_priority_after_incr_only(const fw_config_t *config, uint32_t computed,
-                                     uint32_t previous);
 
 /* ======================================================================
  * The decay pass's job tables. One fw_pass_t lives as long as the plugin.
@@ -586,55 +591,83 @@ typedef struct fw_pass fw_pass_t;
 fw_pass_t *fw_pass_create(void);
 void fw_pass_destroy(fw_pass_t *pass);
 
-/* Finding job_list's records (job_roster.h). Requires the job READ lock.
- * fw_pass_refind looks the last pass's ids up with find (and new ids
- * above them, below id_limit) and returns true when the result is
- * certainly the whole list of expected records; false: the caller walks
- * the list and gives it to fw_pass_assign_walked. */
-typedef void *(*fw_find_job_fn)(uint32_t job_id);
-typedef void (*fw_prefetch_fn)(const void *record);
-typedef bool (*fw_in_id_order_fn)(const void *record);
-bool fw_pass_refind(fw_pass_t *pass, size_t expected, uint32_t id_limit, fw_find_job_fn find,
-                    fw_prefetch_fn prefetch, fw_in_id_order_fn in_id_order);
-void fw_pass_assign_walked(fw_pass_t *pass, void *const *records, const uint32_t *ids,
-                           size_t count);
-/* The records found, in list order, with their ids; valid until the next
- * refind or assign. */
-size_t fw_pass_jobs(const fw_pass_t *pass, void *const **records, const uint32_t **ids);
+/* Finding job_list's records (job_roster.h), under the job READ lock. The
+ * boundary keeps the records, in list order, and does the lookups; the
+ * core keeps their ids and says whether what was found is the whole list:
+ *   if (fw_pass_roster(pass, &ids, &known, &next_id)) {
+ *     look ids[0..known) up: drop the absent, walk if one names another
+ *     record than the last pass's at that place; then ids from next_id
+ *     up, stopping at expected records, at an id more than
+ *     FW_ROSTER_MAX_ID_GAP above the last found (or next_id - 1), or at
+ *     MaxJobId; walk if a job array's record is found;
+ *     found = fw_pass_refound(pass, found ids, count, first new, expected,
+ *                             MaxJobId);
+ *   }
+ *   if not found: walk, fw_pass_assign_walked(pass, ids, count).
+ * Only the decay thread (or init without one) calls them. */
+#define FW_ROSTER_MAX_ID_GAP 4096u
+/* False: the caller walks. */
+bool fw_pass_roster(const fw_pass_t *pass, const uint32_t **ids, size_t *count,
+                    uint32_t *next_id);
+/* True: ids are the list's (the roster's from now on); false: the caller
+ * walks. */
+bool fw_pass_refound(fw_pass_t *pass, const uint32_t *ids, size_t count, size_t first_new,
+                     size_t expected, uint32_t id_limit);
+void fw_pass_assign_walked(fw_pass_t *pass, const uint32_t *ids, size_t count);
+/* The ids found, in list order; valid until the next refound or assign. */
+size_t fw_pass_jobs(const fw_pass_t *pass, const uint32_t **ids);
 
 /* Gathering and computing, under the job READ lock and the assoc and QOS
  * READ locks: begin, one fw_pass_add per eligible job (with details and
  * no operator-set priority), end. */
 void fw_pass_begin(fw_pass_t *pass, const fw_config_t *config, const fw_cluster_t *cluster,
                    int64_t now);
-/* record, details and factors: addresses the store prefetches, never read. */
-void fw_pass_add(fw_pass_t *pass, const fw_job_input_t *job, const void *record,
-                 const void *details, const void *factors);
+/* Computes job into the table. partitions: the array job's indexes refer
+ * to, read during the call only (the boundary may grow it between
+ * calls). Returns, for a job the store will write (its priority or array
+ * changed), where the boundary writes its stamp: its own 64-bit number
+ * for the fields that must not change between the gather under the read
+ * locks and the store under the write lock, carried to fw_store_item_t
+ * and never read (valid until the next call on pass); NULL for a job the
+ * store will not visit, which needs no stamp. */
+uint64_t *fw_pass_add(fw_pass_t *pass, const fw_job_input_t *job,
+                      const fw_partition_input_t *partitions);
 void fw_pass_end_gather(fw_pass_t *pass);
 
 /* Storing, under the job WRITE lock, a slice at a time:
- *   while (fw_pass_store_next(pass, &item)) { ...; fw_pass_store_done(...); }
+ *   bool stored = false;
+ *   while (fw_pass_store_next(pass, stored, &item)) {
+ *     find the job; stored = whether it is still the job of the gather
+ *     (its stamp) and item's factors were stored; when it changed,
+ *     fw_pass_store_recompute (then stored = false) ...
+ *   }
  *   finished = fw_pass_store_end_slice(pass);
  * until finished. */
 typedef struct {
   uint32_t job_id;
-  uint32_t position;   /* for fw_pass_store_done */
-  uint64_t key_fingerprint; /* fw_job_key_fingerprint of the key as gathered */
-  fw_factors_t factors; /* the computed result (pointers valid until the slice ends) */
-  /* Addresses of a job a few items ahead, to prefetch (may be NULL). */
-  const void *ahead_record, *ahead_details, *ahead_factors;
+  uint64_t stamp; /* as the boundary wrote it at fw_pass_add */
+  /* The result to store (pointers valid until the slice ends): priority
+   * with INCR_ONLY applied over the gathered one; no TRES (sprio reads
+   * them from the table). */
+  fw_factors_t factors;
+  /* record_index of the job 8 items on in the slice, and the id of the
+   * job 4 items on, for the boundary's prefetches (UINT32_MAX, 0: none). */
+  uint32_t ahead_record_index, ahead_job_id;
 } fw_store_item_t;
-/* The next changed job of this slice; false at the slice's end. */
-bool fw_pass_store_next(fw_pass_t *pass, fw_store_item_t *item);
-/* stored_from_pass: the item's factors were stored; false when the job was
- * gone, ineligible, or recomputed on the spot (its own newer factors win). */
-void fw_pass_store_done(fw_pass_t *pass, uint32_t position, bool stored_from_pass);
-/* A 64-bit fingerprint of every field of key: equal keys give equal
- * fingerprints, and a key that changed between the gather and the store
- * gives another one but with a chance of 2^-64. The store compares
- * fingerprints rather than keep a whole key per changed job (8 bytes
- * instead of 88, for up to every pending job after a restart). */
-uint64_t fw_job_key_fingerprint(const fw_job_key_t *key);
+/* The next changed job of this slice; false at the slice's end. Retires
+ * the item the last call of this slice returned: previous_stored, its
+ * factors were stored; false when the job was gone, ineligible, or
+ * recomputed (its own newer factors win). Ignored on a slice's first
+ * call. */
+bool fw_pass_store_next(fw_pass_t *pass, bool previous_stored, fw_store_item_t *item);
+/* The job of the item the last fw_pass_store_next returned changed since
+ * the gather: computes job (refilled by the boundary under the job write
+ * lock) as fw_job_priority does at the pass's now, with out->priority
+ * after INCR_ONLY over job->priority and no TRES, and notes in the table
+ * that the job's own factors are newer. partition_out as fw_job_priority's. */
+void fw_pass_store_recompute(fw_pass_t *pass, const fw_job_input_t *job,
+                             const fw_partition_input_t *partitions, const fw_cluster_t *cluster,
+                             fw_factors_t *out, uint32_t *partition_out);
 /* True when every changed job is stored: the table is then published for
  * sprio. The pass's statistics, for its log line: fw_pass_stats. */
 bool fw_pass_store_end_slice(fw_pass_t *pass);
@@ -642,7 +675,7 @@ bool fw_pass_store_end_slice(fw_pass_t *pass);
 typedef struct {
   size_t computed;   /* jobs computed by the last gather */
   size_t stored;     /* of them, changed: handed to the store */
-  size_t recomputed; /* fw_pass_store_done(.., false): gone, ineligible or
+  size_t recomputed; /* retired not stored: gone, ineligible or
                       * recomputed since the gather */
 } fw_pass_stats_t;
 void fw_pass_stats(const fw_pass_t *pass, fw_pass_stats_t *stats);

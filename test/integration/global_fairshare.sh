@@ -202,11 +202,8 @@ if tail -c +$((log_from + 1)) "$dir/a/log/slurmctld.log" | grep -q "slurmdbd did
 else
   fail "no 'slurmdbd did not answer' line while slurmdbd was down"
 fi
-# As reliability_reconnect.sh starts it (host or prefix releases; not a
-# chroot release).
-root=$(sed -n 's/^SLURM_ROOT=//p' "$dir/a/cluster.info")
-(cd "$dir/a" && MYSQL_UNIX_PORT="$dir/a/run/mysql.sock" "$root/sbin/slurmdbd" < /dev/null >> "$dir/a/log/slurmdbd.out" 2>&1) \
-  || fail "slurmdbd did not start again"
+"$FW_CLUSTER" start-dbd --dir "$dir/a" > "$dir/start-dbd.out" 2>&1 \
+  || { fail "slurmdbd did not start again"; cat "$dir/start-dbd.out"; }
 wait_sacct fwb 3 || fail "slurmdbd does not list fwb's 3 jobs after its restart"
 if wait_charged 3; then
   read -r n after <<< "$(remote_state)"

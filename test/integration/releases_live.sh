@@ -10,14 +10,18 @@
 #      MaxTRESRunMinsPerUser, under both plugins), then
 #      reliability_privacy.sh (sprio, sshare, `fairway explain` run by
 #      plain users, under both plugins);
-#   3. modes.sh (ranged and planned use, `fairway explain`, restart);
+#   3. modes.sh (ranged and planned use, `fairway explain`, restart),
+#      then, on 26.05.3 only, reliability_reconnect.sh (slurmdbd back
+#      while slurmctld runs from its cache, the plugin built with ASan:
+#      about 2.5 minutes);
 #   4. reliability_crash.sh with FW_CRASH_ITERATIONS=2 and
 #      FW_CRASH_PLANNED_ITERATIONS=1 (slurmctld killed and restarted
-#      with a job running; a subset of the host's 3 + 2), then, on
-#      26.05.3 only, reliability_reconnect.sh (slurmdbd back while
-#      slurmctld runs from its cache, the plugin built with ASan: about
-#      2.5 minutes more in the shortest lane, so the run's wall time, its
-#      longest lane's, stays the same).
+#      with a job running; a subset of the host's 3 + 2), then
+#      global_fairshare.sh (a second cluster of the same release joined to
+#      the first one's slurmdbd, fairshare_clusters; about 4 minutes).
+# Lanes 3 and 4 were the two shortest (about 250 and 135 s); with these
+# additions every lane takes 6 to 8 minutes, so the run's wall time, its
+# longest lane's, grows by a minute at most.
 # The plugin for RELEASE is $FAIRWAY_RELEASE_PLUGINS/RELEASE/
 # priority_fairway.so (test/compile_matrix.sh with FAIRWAY_COMPILE_KEEP);
 # the fairway tool for it is linked first (test/release_tool.sh, FW_TOOL);
@@ -31,7 +35,7 @@ releases=${*:-24.11.5 26.05.3}
 base=${FAIRWAY_PORT_BASE:-16817}
 logs=$(mktemp -d /tmp/fairway-releases-live.XXXXXX)
 chmod 755 "$logs"
-lanes=("releases_smoke parity" "limits reliability_privacy" "modes" "reliability_crash reliability_reconnect")
+lanes=("releases_smoke parity" "limits reliability_privacy" "modes reliability_reconnect" "reliability_crash global_fairshare")
 t0=$SECONDS
 
 # lane RELEASE SCENARIO...: the scenarios one after another.

@@ -75,7 +75,6 @@ SlurmctldDebug=debug2
 CONF
 log "starting a Slurm $FW_SLURM cluster, priority/fairway with ASan"
 start_cluster "$c" priority/fairway "$dir/extra.conf" || { fail "cluster start"; summary; exit 1; }
-root=$(sed -n 's/^SLURM_ROOT=//p' "$c/cluster.info")
 ctld_log=$c/log/slurmctld.log
 "$FW_CLUSTER" users 4 >/dev/null 2>&1
 sacctmgr -i add account rc1 fairshare=10 >/dev/null
@@ -132,7 +131,7 @@ fi
 
 # ---------------------------------------------------- slurmdbd is back ---
 log "slurmdbd started again"
-(cd "$c" && MYSQL_UNIX_PORT=$c/run/mysql.sock "$root/sbin/slurmdbd" </dev/null >> "$c/log/slurmdbd.out" 2>&1)
+"$FW_CLUSTER" start-dbd --dir "$c" > "$dir/start-dbd.out" 2>&1 || { fail "slurmdbd did not start again"; cat "$dir/start-dbd.out"; }
 refresh="got real data from the database refreshing the association ptr's"
 t_back=$SECONDS refreshed=0
 while [ $((SECONDS - t_back)) -lt 60 ]; do

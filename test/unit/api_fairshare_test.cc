@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 
 #include <string>
 #include <vector>
@@ -250,6 +251,18 @@ TEST(ApiFairshare, RemoteUsageJoinsTheLocalUsageByPath) {
     said = 0;
     for (const LoggedLine& l : Logged()) said += l.text.find("root/x|nobody") != std::string::npos;
     EXPECT_EQ(said, 1u);
+    // The file explain reads holds what was added, made after the pass.
+    fw_remote_prepare_used(remote, c.get());
+    size_t length = 0;
+    char* bytes = fw_remote_used_serialize(remote, &length);
+    ASSERT_NE(bytes, nullptr);
+    RemoteUsed used;
+    std::string why;
+    ASSERT_TRUE(RemoteUsed::Parse(std::string(bytes, length), &used, &why)) << why;
+    free(bytes);
+    EXPECT_EQ(used.at, now);
+    EXPECT_EQ(used.by_cluster.at("other").at("root/b|u3"), extra);
+    EXPECT_EQ(used.by_cluster.at("other").count("root/x|nobody"), 1u);
     // Without the remote state, the local usage alone.
     ASSERT_TRUE(fw_fairshare_with_remote(c.get(), s.in.data(), s.in.size(), false, nullptr, 64,
                                          nullptr, now, out.data()));
@@ -510,6 +523,11 @@ TEST(ApiFairshare, FairshareFromParentOnlyForParentWithAParent) {
   EXPECT_FALSE(fw_fairshare_from_parent(1, true));
   EXPECT_FALSE(fw_fairshare_from_parent(0, true));
   EXPECT_FALSE(fw_fairshare_from_parent(FW_NO_VAL, true));
+  // DEPTH_OBLIVIOUS's siblings leave out the Fairshare=parent ones only.
+  EXPECT_FALSE(fw_depth_oblivious_sibling(kSharesUseParent));
+  EXPECT_TRUE(fw_depth_oblivious_sibling(1));
+  EXPECT_TRUE(fw_depth_oblivious_sibling(0));
+  EXPECT_TRUE(fw_depth_oblivious_sibling(FW_NO_VAL));
   EXPECT_EQ(kSharesUseParent, 0x7fffffffu);  // Slurm's SLURMDB_FS_USE_PARENT
 }
 

@@ -47,7 +47,8 @@ inline void PassOverNoJob(fw_pass_t* pass, const fw_config_t* config) {
   fw_pass_begin(pass, config, nullptr, 0);
   fw_pass_end_gather(pass);
   fw_store_item_t item{};
-  while (fw_pass_store_next(pass, &item)) fw_pass_store_done(pass, item.position, true);
+  while (fw_pass_store_next(pass, true, &item)) {
+  }
   while (!fw_pass_store_end_slice(pass)) {
   }
 }

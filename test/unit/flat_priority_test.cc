@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// The decay pass's flat path must give exactly what ComputeJobPriorityInto
-// gives (the path priority_p_set and multi-partition jobs take): the same
+// The decay pass's computation on the boundary's record must give exactly
+// what ComputeJobPriorityInto gives on the JobInputs made from the same
+// record (the path priority_p_set and multi-partition jobs take): the same
 // weighted factors bit for bit and the same integer priority, over random
-// inputs that reach every branch of the factor formulas.
+// records that reach every branch of the factor formulas.
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <random>
 #include <vector>
 
+#include "api/api_internal.h"
 #include "flat_priority.h"
 #include "job_priority.h"
 
@@ -54,9 +56,11 @@ Params RandomParams(std::mt19937_64& gen) {
   return p;
 }
 
+// A job's or partition's TRES array as the boundary hands it: the
+// cluster's kTresCnt counts, or none.
 std::vector<uint64_t> RandomCounts(std::mt19937_64& gen, bool allocated) {
   if (gen() % 3 == 0) return {};  // none (not allocated, or no array)
-  std::vector<uint64_t> counts(gen() % 2 ? kTresCnt : kTresCnt - 2);
+  std::vector<uint64_t> counts(kTresCnt);
   for (uint64_t& c : counts) {
     c = Pick<uint64_t>(gen, {0, 1, 7, 4096, 1ull << 40});
     if (allocated && gen() % 4 == 0) c = kNoConsumeVal64;
@@ -64,8 +68,19 @@ std::vector<uint64_t> RandomCounts(std::mt19937_64& gen, bool allocated) {
   return counts;
 }
 
-JobInputs RandomJob(std::mt19937_64& gen) {
-  JobInputs j;
+const uint64_t* OrNull(const std::vector<uint64_t>& v) { return v.empty() ? nullptr : v.data(); }
+
+// A random record as the boundary fills it, with its TRES arrays, and its
+// partition (index 0 of partitions) when it has one.
+struct RandomRecord {
+  fw_job_input_t job{};
+  fw_partition_input_t partitions[1] = {};
+  std::vector<uint64_t> alloc, req, part_tres;
+};
+
+void Fill(std::mt19937_64& gen, RandomRecord* r) {
+  fw_job_input_t& j = r->job;
+  j = fw_job_input_t{};
   j.accrue_time = Pick<int64_t>(gen, {0, kNow - 1, kNow - 5000, kNow - 2000000, kNow + 60});
   j.has_assoc = gen() % 5 != 0;
   j.fairshare_factor = std::uniform_real_distribution<double>(0, 1)(gen);
@@ -79,19 +94,23 @@ JobInputs RandomJob(std::mt19937_64& gen) {
   j.min_cpus = Pick<uint32_t>(gen, {0, 1, 64});
   j.min_nodes = Pick<uint32_t>(gen, {0, 1, 3, 50});  // 50 > the cluster's nodes
   j.time_limit_min = Pick<uint32_t>(gen, {kNoVal, 0, 30, 1440});
+  j.partition = FW_NO_PARTITION;
   if (gen() % 4) {
-    PartitionInputs part;
+    fw_partition_input_t& part = r->partitions[0];
+    part = fw_partition_input_t{};
     part.priority_job_factor = Pick<uint16_t>(gen, {0, 1, 10});
     part.norm_priority = part.priority_job_factor / 10.0;
     part.max_time_min = Pick<uint32_t>(gen, {kNoVal, 0, 60, 0xffffffff});
-    part.tres_cnt = RandomCounts(gen, false);
-    j.partition = part;
+    r->part_tres = RandomCounts(gen, false);
+    part.tres_cnt = OrNull(r->part_tres);
+    j.partition = 0;
   }
   j.site_factor = kNiceOffset + Pick<int32_t>(gen, {0, 0, 5, -5, 1000000});
   j.nice = kNiceOffset + Pick<int32_t>(gen, {0, 0, 100, -10000, 2000000000});
-  j.tres_alloc = RandomCounts(gen, true);
-  j.tres_req = RandomCounts(gen, false);
-  return j;
+  r->alloc = RandomCounts(gen, true);
+  r->req = RandomCounts(gen, false);
+  j.tres_alloc = OrNull(r->alloc);
+  j.tres_req = OrNull(r->req);
 }
 
 std::vector<uint32_t> WeightedColumns(const Params& p) {
@@ -102,25 +121,36 @@ std::vector<uint32_t> WeightedColumns(const Params& p) {
   return columns;
 }
 
+// The record computed on directly (the pass's single-partition path) and
+// made JobInputs by the production translation (api::JobInputsFrom, the
+// general path's) give the same bits.
 TEST(FlatPriority, MatchesTheGeneralComputationBitForBit) {
   std::mt19937_64 gen(20261123);
   const ClusterInputs clusters[] = {{100, 10}, {2, 1}, {0, 10}, {64, 0}};
   size_t clamped = 0, with_tres = 0, size_relative = 0, no_partition = 0;
+  RandomRecord record;
+  JobInputs inputs;
   for (int i = 0; i < 200000; ++i) {
-    const Params params = RandomParams(gen);
-    const std::vector<uint32_t> columns = WeightedColumns(params);
+    fw_config config;
+    config.params = RandomParams(gen);
+    config.weighted_tres = WeightedColumns(config.params);
+    config.tres_cnt = kTresCnt;
+    const Params& params = config.params;
+    const std::vector<uint32_t>& columns = config.weighted_tres;
     FlatWeights weights;
-    ASSERT_TRUE(BuildFlatWeights(params, columns, &weights));
-    const JobInputs job = RandomJob(gen);
+    BuildFlatWeights(params, columns, api::CountedTres(config), &weights);
+    Fill(gen, &record);
+    const fw_job_input_t& job = record.job;
     const ClusterInputs cluster = clusters[gen() % 4];
 
+    api::JobInputsFrom(config, job, record.partitions, &inputs);
     JobPriority general;
-    ComputeJobPriorityInto(job, params, cluster, kNow, &general);
-    FlatPartition partition;
-    FlatJob flat_job;
-    FlatJobFromInputs(job, columns, &partition, &flat_job);
+    ComputeJobPriorityInto(inputs, params, cluster, kNow, &general);
+    const fw_partition_input_t* part =
+        job.partition == FW_NO_PARTITION ? nullptr : &record.partitions[job.partition];
     FlatResult flat;
-    ComputeFlatPriority(flat_job, weights, cluster, kNow, &flat);
+    std::vector<double> tres(columns.size() + 1, -1.0);
+    ComputeFlatPriority(job, part, weights, cluster, kNow, &flat, tres.data());
 
     const PriorityFactors& w = general.weighted;
     SCOPED_TRACE("case " + std::to_string(i));
@@ -136,14 +166,15 @@ TEST(FlatPriority, MatchesTheGeneralComputationBitForBit) {
     ASSERT_TRUE(SameBits(flat.qos, w.qos));
     ASSERT_EQ(flat.site, w.site);
     ASSERT_EQ(flat.nice, w.nice);
-    ASSERT_EQ(weights.tres_columns, params.weight_tres.empty() ? 0 : columns.size());
-    for (size_t k = 0; k < weights.tres_columns; ++k) {
-      ASSERT_TRUE(SameBits(flat.tres[k], w.tres[columns[k]])) << "TRES column " << columns[k];
+    ASSERT_EQ(weights.tres_count, params.weight_tres.empty() ? 0 : columns.size());
+    for (size_t k = 0; k < weights.tres_count; ++k) {
+      ASSERT_TRUE(SameBits(tres[k], w.tres[columns[k]])) << "TRES column " << columns[k];
     }
+    ASSERT_EQ(tres[weights.tres_count], -1.0);  // nothing written past them
     clamped += general.clamped;
     with_tres += general.tres_sum > 0;
     size_relative += (params.flags & kFlagSizeRelative) && w.job_size > 0;
-    no_partition += !job.partition;
+    no_partition += !part;
   }
   // The random inputs did reach the branches this test is for.
   EXPECT_GT(clamped, 1000u);
@@ -161,35 +192,45 @@ TEST(FlatPriority, WorkedExample) {
   params.weight_fairshare = 100000;
   params.weight_tres = {2000.0, 0.0, 0.0};
   params.flags = 0;
+  const std::vector<uint32_t> columns = {0};
   FlatWeights weights;
-  ASSERT_TRUE(BuildFlatWeights(params, {0}, &weights));
-  FlatPartition partition;
-  partition.tres_total[0] = 100;
-  FlatJob job;
+  BuildFlatWeights(params, columns, 3, &weights);
+  const uint64_t totals[3] = {100, 0, 0};
+  fw_partition_input_t partition{};
+  partition.max_time_min = kNoVal;
+  partition.tres_cnt = totals;
+  const uint64_t requested[3] = {4, 0, 0};
+  fw_job_input_t job{};
   job.accrue_time = kNow - 500;
   job.has_assoc = true;
   job.fairshare_factor = 0.5;
+  job.max_cpus = kNoVal;
+  job.min_nodes = 1;
+  job.time_limit_min = kNoVal;
+  job.site_factor = kNiceOffset;
   job.nice = kNiceOffset + 10;
-  job.partition = &partition;
-  job.tres_count[0] = 4;
+  job.partition = 0;
+  job.tres_req = requested;
   FlatResult r;
-  ComputeFlatPriority(job, weights, ClusterInputs{100, 10}, kNow, &r);
+  double tres[1];
+  ComputeFlatPriority(job, &partition, weights, ClusterInputs{100, 10}, kNow, &r, tres);
   EXPECT_EQ(r.age, 500.0);
   EXPECT_EQ(r.fairshare, 50000.0);
-  EXPECT_EQ(r.tres[0], 80.0);
+  EXPECT_EQ(tres[0], 80.0);
   EXPECT_EQ(r.priority, 50570u);
 }
 
-TEST(FlatPriority, TooManyWeightedTresTakeTheGeneralPath) {
+// Any number of weighted TRES: the pass writes them into its table.
+TEST(FlatPriority, EveryWeightedTresIsComputed) {
   Params params;
-  params.weight_tres.assign(kFlatTresMax + 1, 1.0);
+  params.weight_tres.assign(12, 1.0);
   std::vector<uint32_t> columns;
-  for (uint32_t i = 0; i <= kFlatTresMax; ++i) columns.push_back(i);
+  for (uint32_t i = 0; i < 12; ++i) columns.push_back(i);
   FlatWeights weights;
-  EXPECT_FALSE(BuildFlatWeights(params, columns, &weights));
-  columns.pop_back();
-  EXPECT_TRUE(BuildFlatWeights(params, columns, &weights));
-  EXPECT_EQ(weights.tres_columns, kFlatTresMax);
+  BuildFlatWeights(params, columns, 12, &weights);
+  EXPECT_EQ(weights.tres_count, 12u);
+  BuildFlatWeights(Params{}, {}, 0, &weights);
+  EXPECT_EQ(weights.tres_count, 0u);
 }
 
 }  // namespace

@@ -91,35 +91,65 @@ class FakeController {
   uint32_t max_job_id_;
 };
 
+// What the boundary keeps and does (job_find.c): the records in list
+// order, the lookups the roster asks for, and a walk when it refuses.
+struct Finder {
+  JobRoster roster;
+  std::vector<FakeJob*> records;
+};
+
+// The lookups of job_find.c's refind against ctl, with expected records:
+// false when the boundary itself refuses (a record moved, a job array) or
+// the roster does.
+bool Refind(FakeController& ctl, Finder* f, size_t expected) {
+  const uint32_t* known_ids = nullptr;
+  size_t known = 0;
+  uint32_t id = 0;
+  if (!f->roster.Known(&known_ids, &known, &id)) return false;
+  std::vector<FakeJob*> found;
+  std::vector<uint32_t> ids;
+  for (size_t i = 0; i < known; ++i) {
+    ++ctl.lookups;
+    FakeJob* job = ctl.Find(known_ids[i]);
+    if (!job) continue;
+    if (job != f->records[i] || found.size() == expected) return false;
+    found.push_back(job);
+    ids.push_back(known_ids[i]);
+  }
+  const size_t first_new = found.size();
+  for (uint32_t last = id - 1;
+       found.size() < expected && id < ctl.max_job_id() && id - last <= JobRoster::kMaxIdGap;
+       ++id) {
+    ++ctl.lookups;
+    FakeJob* job = ctl.Find(id);
+    if (!job) continue;
+    if (job->array_id) return false;
+    found.push_back(job);
+    ids.push_back(last = id);
+  }
+  if (!f->roster.Accept(ids.data(), ids.size(), first_new, expected, ctl.max_job_id())) {
+    return false;
+  }
+  f->records = found;
+  return true;
+}
+
 // What the pass does: the roster if it can, else a walk.
-bool FindJobs(FakeController& ctl, JobRoster<FakeJob>* roster) {
-  size_t prefetched = 0;
-  const bool refound = roster->Refind(
-      ctl.Count(), ctl.max_job_id(),
-      [&ctl](uint32_t id) {
-        ++ctl.lookups;
-        return ctl.Find(id);
-      },
-      [&prefetched](const FakeJob*) { ++prefetched; },
-      [](const FakeJob* j) { return j->array_id == 0; });
-  if (refound) return true;
-  roster->AssignWalked([&ctl](PageVector<FakeJob*>* records, PageVector<uint32_t>* ids) {
-    for (FakeJob* j : ctl.Walk()) {
-      records->push_back(j);
-      ids->push_back(j->id);
-    }
-  });
+bool FindJobs(FakeController& ctl, Finder* f) {
+  if (Refind(ctl, f, ctl.Count())) return true;
+  f->records = ctl.Walk();
+  std::vector<uint32_t> ids;
+  for (FakeJob* j : f->records) ids.push_back(j->id);
+  f->roster.AssignWalked(ids.data(), ids.size());
   return false;
 }
 
-std::vector<FakeJob*> Records(const JobRoster<FakeJob>& roster) {
-  return std::vector<FakeJob*>(roster.records().begin(), roster.records().end());
-}
+std::vector<FakeJob*> Records(const Finder& f) { return f.records; }
 
 TEST(JobRoster, WalksUntilItHasBeenGivenAWalk) {
   FakeController ctl;
   for (int i = 0; i < 5; ++i) ctl.Submit();
-  JobRoster<FakeJob> roster;
+  Finder roster;
   EXPECT_FALSE(FindJobs(ctl, &roster));  // the first pass walks
   EXPECT_EQ(Records(roster), ctl.Walk());
   EXPECT_TRUE(FindJobs(ctl, &roster));
@@ -129,7 +159,7 @@ TEST(JobRoster, WalksUntilItHasBeenGivenAWalk) {
 TEST(JobRoster, FollowsPurgesAndNewJobsInListOrder) {
   FakeController ctl;
   for (int i = 0; i < 100; ++i) ctl.Submit();
-  JobRoster<FakeJob> roster;
+  Finder roster;
   FindJobs(ctl, &roster);
   ctl.Purge(1);
   ctl.Purge(50);
@@ -138,7 +168,7 @@ TEST(JobRoster, FollowsPurgesAndNewJobsInListOrder) {
   for (int i = 0; i < 10; ++i) ctl.Submit();
   ASSERT_TRUE(FindJobs(ctl, &roster));
   EXPECT_EQ(Records(roster), ctl.Walk());
-  std::vector<uint32_t> ids(roster.ids().begin(), roster.ids().end());
+  std::vector<uint32_t> ids(roster.roster.ids().begin(), roster.roster.ids().end());
   ASSERT_EQ(ids.size(), 107u);
   EXPECT_EQ(ids.front(), 2u);
   EXPECT_EQ(ids.back(), 410u);
@@ -152,12 +182,12 @@ TEST(JobRoster, FollowsPurgesAndNewJobsInListOrder) {
 TEST(JobRoster, AnEmptyListIsFoundWithoutLookingUpNewIds) {
   FakeController ctl;
   ctl.Submit();
-  JobRoster<FakeJob> roster;
+  Finder roster;
   FindJobs(ctl, &roster);
   ctl.Purge(1);
   ctl.lookups = 0;
   ASSERT_TRUE(FindJobs(ctl, &roster));
-  EXPECT_TRUE(roster.records().empty());
+  EXPECT_TRUE(roster.records.empty());
   EXPECT_EQ(ctl.lookups, 1u);  // the one known id
 }
 
@@ -169,7 +199,7 @@ TEST(JobRoster, RefusesWhatItCannotOrderOrFind) {
   const Case cases[] = {
       {"a gap wider than kMaxIdGap",
        [](FakeController& c) {
-         c.SkipIds(JobRoster<FakeJob>::kMaxIdGap + 1);
+         c.SkipIds(JobRoster::kMaxIdGap + 1);
          c.Submit();
        }},
       {"an id set by hand below the largest", [](FakeController& c) { c.SubmitWithId(5000); }},
@@ -194,7 +224,7 @@ TEST(JobRoster, RefusesWhatItCannotOrderOrFind) {
     for (int i = 0; i < 20; ++i) ctl.Submit();
     ctl.SkipIds(10000);
     for (int i = 0; i < 20; ++i) ctl.Submit();
-    JobRoster<FakeJob> roster;
+    Finder roster;
     FindJobs(ctl, &roster);
     ASSERT_TRUE(FindJobs(ctl, &roster));
     test.change(ctl);
@@ -208,7 +238,7 @@ TEST(JobRoster, RefusesWhatItCannotOrderOrFind) {
 TEST(JobRoster, RefusesIdsThatWrappedAroundAtMaxJobId) {
   FakeController ctl(/*max_job_id=*/100);
   for (int i = 0; i < 98; ++i) ctl.Submit();  // ids 1..98
-  JobRoster<FakeJob> roster;
+  Finder roster;
   FindJobs(ctl, &roster);
   ctl.Purge(1);
   ctl.Purge(2);
@@ -225,39 +255,59 @@ TEST(JobRoster, RefusesIdsThatWrappedAroundAtMaxJobId) {
 TEST(JobRoster, RefusesWhenTheLookupsAndTheListCountDisagree) {
   FakeController ctl;
   for (int i = 0; i < 10; ++i) ctl.Submit();
-  JobRoster<FakeJob> roster;
+  Finder roster;
   FindJobs(ctl, &roster);
-  auto lookup = [&ctl](uint32_t id) { return ctl.Find(id); };
-  auto no_prefetch = [](const FakeJob*) {};
-  auto in_order = [](const FakeJob*) { return true; };
-  EXPECT_FALSE(roster.Refind(ctl.Count() - 1, ctl.max_job_id(), lookup, no_prefetch, in_order));
-  EXPECT_FALSE(roster.Refind(ctl.Count() + 1, ctl.max_job_id(), lookup, no_prefetch, in_order));
+  EXPECT_FALSE(Refind(ctl, &roster, ctl.Count() - 1));
+  EXPECT_FALSE(Refind(ctl, &roster, ctl.Count() + 1));
   EXPECT_EQ(Records(roster), ctl.Walk());  // unchanged by either refusal
-  EXPECT_TRUE(roster.Refind(ctl.Count(), ctl.max_job_id(), lookup, no_prefetch, in_order));
+  EXPECT_TRUE(Refind(ctl, &roster, ctl.Count()));
+}
+
+// The roster checks what the caller found: the known ids in their order,
+// then new ids ascending above them, gaps and MaxJobId respected, as many
+// as the list holds.
+TEST(JobRoster, AcceptsOnlyWhatTheRuleAllows) {
+  JobRoster roster;
+  const uint32_t walked[] = {10, 11, 12};
+  ASSERT_TRUE(roster.AssignWalked(walked, 3));
+  const uint32_t* known = nullptr;
+  size_t count = 0;
+  uint32_t next = 0;
+  ASSERT_TRUE(roster.Known(&known, &count, &next));
+  EXPECT_EQ(count, 3u);
+  EXPECT_EQ(next, 13u);
+  const uint32_t reordered[] = {11, 10, 12};
+  EXPECT_FALSE(roster.Accept(reordered, 3, 3, 3, 100));
+  const uint32_t unknown[] = {10, 13, 12};
+  EXPECT_FALSE(roster.Accept(unknown, 3, 3, 3, 100));
+  const uint32_t new_below[] = {10, 12, 11};
+  EXPECT_FALSE(roster.Accept(new_below, 3, 2, 3, 100));
+  const uint32_t too_far[] = {10, 12, 12 + JobRoster::kMaxIdGap + 1};
+  EXPECT_FALSE(roster.Accept(too_far, 3, 2, 3, 20000));
+  const uint32_t far[] = {10, 12, 12 + JobRoster::kMaxIdGap};
+  EXPECT_FALSE(roster.Accept(far, 3, 2, 3, 12 + JobRoster::kMaxIdGap));  // at MaxJobId
+  EXPECT_FALSE(roster.Accept(far, 3, 2, 4, 20000));  // the list holds 4
+  EXPECT_TRUE(roster.Accept(far, 3, 2, 3, 20000));
+  EXPECT_EQ(std::vector<uint32_t>(roster.ids().begin(), roster.ids().end()),
+            std::vector<uint32_t>(far, far + 3));
+  ASSERT_TRUE(roster.Known(&known, &count, &next));
+  EXPECT_EQ(next, 12 + JobRoster::kMaxIdGap + 1);
+  roster.Invalidate();
+  EXPECT_FALSE(roster.Known(&known, &count, &next));
+  EXPECT_FALSE(roster.Accept(far, 3, 3, 3, 20000));
 }
 
 TEST(JobRoster, AWalkWithARepeatedOrMissingIdIsNotReused) {
-  FakeJob a{7}, b{7}, c{0};
-  auto walk_of = [](std::vector<FakeJob*> jobs) {
-    return [jobs](PageVector<FakeJob*>* records, PageVector<uint32_t>* ids) {
-      for (FakeJob* j : jobs) {
-        records->push_back(j);
-        ids->push_back(j->id);
-      }
-    };
-  };
-  JobRoster<FakeJob> roster;
-  EXPECT_FALSE(roster.AssignWalked(walk_of({&a, &b})));
-  size_t lookups = 0;
-  auto lookup = [&](uint32_t) {
-    ++lookups;
-    return &a;
-  };
-  auto in_order = [](const FakeJob*) { return true; };
-  EXPECT_FALSE(roster.Refind(2, 100, lookup, [](const FakeJob*) {}, in_order));
-  EXPECT_EQ(lookups, 0u);
-  EXPECT_FALSE(roster.AssignWalked(walk_of({&a, &c})));
-  EXPECT_TRUE(roster.AssignWalked(walk_of({&a})));
+  JobRoster roster;
+  const uint32_t repeated[] = {7, 7}, missing[] = {7, 0}, one[] = {7};
+  EXPECT_FALSE(roster.AssignWalked(repeated, 2));
+  const uint32_t* known = nullptr;
+  size_t count = 0;
+  uint32_t next = 0;
+  EXPECT_FALSE(roster.Known(&known, &count, &next));  // nothing to look up: walk
+  EXPECT_EQ(count, 0u);
+  EXPECT_FALSE(roster.AssignWalked(missing, 2));
+  EXPECT_TRUE(roster.AssignWalked(one, 1));
   const uint32_t spread[] = {1, 4000000000u, 2};
   EXPECT_TRUE(AllDistinctJobIds(spread, 3));  // the sorting branch
   const uint32_t spread_twice[] = {1, 4000000000u, 1};
@@ -274,7 +324,7 @@ TEST(JobRoster, EqualsTheWalkOverRandomHistories) {
   size_t refound = 0, passes = 0;
   for (int history = 0; history < 40; ++history) {
     FakeController ctl(/*max_job_id=*/history % 4 == 0 ? 3000 : 1000000);
-    JobRoster<FakeJob> roster;
+    Finder roster;
     bool order_unseen = false;
     uint32_t largest_found = 0;  // since the last walk: new ids are searched above it
     for (int pass = 0; pass < 60; ++pass) {
@@ -303,7 +353,7 @@ TEST(JobRoster, EqualsTheWalkOverRandomHistories) {
             ctl.SubmitWithId(id);
           }
         } else {
-          ctl.SkipIds(JobRoster<FakeJob>::kMaxIdGap + static_cast<uint32_t>(gen() % 10));
+          ctl.SkipIds(JobRoster::kMaxIdGap + static_cast<uint32_t>(gen() % 10));
         }
       }
       const bool answered = FindJobs(ctl, &roster);
@@ -313,12 +363,12 @@ TEST(JobRoster, EqualsTheWalkOverRandomHistories) {
         order_unseen = false;
         largest_found = 0;
       }
-      for (uint32_t id : roster.ids()) largest_found = std::max(largest_found, id);
+      for (uint32_t id : roster.roster.ids()) largest_found = std::max(largest_found, id);
       SCOPED_TRACE("history " + std::to_string(history) + " pass " + std::to_string(pass));
       std::vector<FakeJob*> found = Records(roster), walked = ctl.Walk();
       std::vector<uint32_t> ids;
       for (const FakeJob* j : found) ids.push_back(j->id);
-      ASSERT_EQ(std::vector<uint32_t>(roster.ids().begin(), roster.ids().end()), ids);
+      ASSERT_EQ(std::vector<uint32_t>(roster.roster.ids().begin(), roster.roster.ids().end()), ids);
       if (order_unseen) {
         std::sort(found.begin(), found.end());
         std::sort(walked.begin(), walked.end());

@@ -130,9 +130,8 @@ using test::ConfigHolder;
 // partition 1000, QOS 1000, nothing else.
 struct CJob {
   fw_config_input_t config{};
-  int part_keys[2] = {0, 0}, qos_keys[3] = {0, 0, 0};
-  fw_partition_input_t high{}, low{};
-  const fw_partition_input_t* both[2] = {&high, &low};
+  fw_partition_input_t parts[2] = {};  // high, low: the pass's partition array
+  const uint32_t both[2] = {0, 1};
   fw_qos_input_t qos[3]{};
   fw_job_input_t in{};
   CJob() {
@@ -140,26 +139,24 @@ struct CJob {
     config.weight_fairshare = config.weight_job_size = config.weight_assoc = 0;
     config.weight_qos = 1000;
     config.max_age_s = 1000;
-    high = fw_partition_input_t{&part_keys[0], 100, 1, 1.0, 1440, nullptr};
-    low = fw_partition_input_t{&part_keys[1], 50, 2, 0.5, 1440, nullptr};
-    qos[0] = fw_qos_input_t{&qos_keys[0], 100, 1.0};
-    qos[1] = fw_qos_input_t{&qos_keys[1], 10, 0.1};
-    qos[2] = fw_qos_input_t{&qos_keys[2], 0, 0.0};
+    parts[0] = fw_partition_input_t{100, 1, 1.0, 1440, nullptr};
+    parts[1] = fw_partition_input_t{50, 2, 0.5, 1440, nullptr};
+    qos[0] = fw_qos_input_t{100, 1.0};
+    qos[1] = fw_qos_input_t{10, 0.1};
+    qos[2] = fw_qos_input_t{0, 0.0};
     in.job_id = 42;
-    in.key.priority = 1;
-    in.key.nice = FW_NICE_OFFSET;
-    in.key.site_factor = FW_NICE_OFFSET;
-    in.key.time_limit = 60;
-    in.key.min_nodes = 1;
-    in.key.accrue_time = kNow - 500;
-    in.key.part = &low;
-    in.key.qos_list = qos;
+    in.priority = 1;
+    in.nice = FW_NICE_OFFSET;
+    in.site_factor = FW_NICE_OFFSET;
+    in.time_limit_min = 60;
+    in.min_nodes = 1;
+    in.accrue_time = kNow - 500;
     in.max_cpus = FW_NO_VAL;
     in.has_qos = true;
     in.qos_priority = 10;
     in.qos_norm_priority = 0.1;
-    in.partition = &low;
-    in.partitions = both;
+    in.partition = 1;  // low
+    in.partition_list = both;
     in.partition_count = 2;
     in.qos_list = qos;
     in.qos_count = 3;
@@ -174,17 +171,17 @@ TEST(MultiQosApi, JobPriorityReturnsThePairs) {
   // low: 500 + 500 + QOS (1000, 100, 100); high: 1000 + 500 + QOS.
   uint32_t pairs[6] = {};
   fw_factors_t f{};
-  fw_job_priority(c.get(), &j.in, nullptr, kNow, &f, nullptr, pairs);
+  fw_job_priority(c.get(), &j.in, j.parts, nullptr, kNow, &f, nullptr, pairs);
   ASSERT_EQ(f.partition_count, 6u);
   EXPECT_EQ(f.partition_priorities, pairs);
   EXPECT_EQ(std::vector<uint32_t>(pairs, pairs + 6),
             (std::vector<uint32_t>{2000, 1100, 1100, 2500, 1600, 1600}));
   EXPECT_EQ(f.priority, 1100u);  // "low" with the current QOS
   // In one partition: one per QOS.
-  j.in.partitions = nullptr;
+  j.in.partition_list = nullptr;
   j.in.partition_count = 0;
   EXPECT_EQ(fw_priority_count(&j.in), 3u);
-  fw_job_priority(c.get(), &j.in, nullptr, kNow, &f, nullptr, pairs);
+  fw_job_priority(c.get(), &j.in, j.parts, nullptr, kNow, &f, nullptr, pairs);
   EXPECT_EQ(std::vector<uint32_t>(pairs, pairs + 3), (std::vector<uint32_t>{2000, 1100, 1100}));
   // With one QOS and one partition the scheduler indexes nothing.
   j.in.qos_list = nullptr;
@@ -207,7 +204,7 @@ TEST(MultiQosApi, ArrayCountFromCountsIsTheJobsCount) {
   CJob j;
   for (uint32_t partitions : {0u, 1u, 2u}) {
     for (uint32_t qos : {0u, 1u, 3u}) {
-      j.in.partitions = partitions ? j.both : nullptr;
+      j.in.partition_list = partitions ? j.both : nullptr;
       j.in.partition_count = partitions;
       j.in.qos_list = qos ? j.qos : nullptr;
       j.in.qos_count = qos;
@@ -217,15 +214,6 @@ TEST(MultiQosApi, ArrayCountFromCountsIsTheJobsCount) {
   }
 }
 
-TEST(MultiQosApi, KeyIncludesTheQosList) {
-  CJob j;
-  fw_job_key_t now = j.in.key;
-  EXPECT_EQ(fw_job_key_fingerprint(&now), fw_job_key_fingerprint(&j.in.key));
-  fw_qos_input_t other[2]{};
-  now.qos_list = other;  // the job's QOS were updated meanwhile
-  EXPECT_NE(fw_job_key_fingerprint(&now), fw_job_key_fingerprint(&j.in.key));
-}
-
 // A pass stores a multi-QOS job only when a pair's entry changes, and
 // serves all its pairs to sprio from its table.
 TEST(MultiQosApi, PassComparesAndPublishesEveryPair) {
@@ -233,33 +221,30 @@ TEST(MultiQosApi, PassComparesAndPublishesEveryPair) {
   ConfigHolder c(j.config);
   fw_factors_t alone{};
   uint32_t pairs[6] = {};
-  fw_job_priority(c.get(), &j.in, nullptr, kNow, &alone, nullptr, pairs);
-  j.in.key.priority = alone.priority;  // job->priority is current
+  fw_job_priority(c.get(), &j.in, j.parts, nullptr, kNow, &alone, nullptr, pairs);
+  j.in.priority = alone.priority;  // job->priority is current
   uint32_t array[6];
   std::copy(pairs, pairs + 6, array);
   array[4] = 7;  // one pair's entry is stale
   j.in.priority_array = array;
-  int record = 0;
   auto run_pass = [&](size_t* stored) {
     fw_pass_t* pass = fw_pass_create();
-    void* records[] = {&record};
     const uint32_t ids[] = {j.in.job_id};
-    fw_pass_assign_walked(pass, records, ids, 1);
+    fw_pass_assign_walked(pass, ids, 1);
     fairway::test::PassOverNoJob(pass, c.get());
     fw_pass_begin(pass, c.get(), nullptr, kNow);
-    fw_pass_add(pass, &j.in, &record, nullptr, nullptr);
+    fw_pass_add(pass, &j.in, j.parts);
     fw_pass_end_gather(pass);
     fw_store_item_t item{};
     *stored = 0;
     bool finished = false;
     while (!finished) {
-      while (fw_pass_store_next(pass, &item)) {
+      while (fw_pass_store_next(pass, true, &item)) {
         ++*stored;
         EXPECT_EQ(std::vector<uint32_t>(item.factors.partition_priorities,
                                         item.factors.partition_priorities +
                                             item.factors.partition_count),
                   std::vector<uint32_t>(pairs, pairs + 6));
-        fw_pass_store_done(pass, item.position, true);
       }
       finished = fw_pass_store_end_slice(pass);
     }

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
 
 #include "decay.h"
 #include "params.h"
@@ -17,12 +18,13 @@ namespace {
 constexpr int64_t kHalfLife = 7 * 86400;
 
 // root > a > b > alice; root > d > erin (and erin on partition gpu).
-std::vector<RemoteAssoc> RemoteTree() {
-  return {{10, "root", "", "", ""},      {11, "a", "", "", "root"},
+const std::vector<RemoteAssoc>* RemoteTree() {
+  static const std::vector<RemoteAssoc> tree = {{10, "root", "", "", ""},      {11, "a", "", "", "root"},
           {12, "b", "", "", "a"},        {13, "b", "alice", "", ""},
           {14, "d", "", "", "root"},     {15, "d", "erin", "", ""},
           {16, "d", "erin", "gpu", ""},  {17, "lost", "", "", "nowhere"},
           {18, "lost", "zed", "", ""}};
+  return &tree;
 }
 
 AssocTree LocalTree() {
@@ -59,7 +61,7 @@ RemoteJob Job(uint32_t id, uint32_t assoc, int64_t start, int64_t end, double bi
 }
 
 TEST(RemoteUsage, PathsFollowTheAccountChainAndSkipChainsNotReachingRoot) {
-  const std::map<uint32_t, std::string> paths = RemotePaths(RemoteTree());
+  const std::map<uint32_t, std::string> paths = RemotePaths(*RemoteTree());
   EXPECT_EQ(paths.at(10), "root");
   EXPECT_EQ(paths.at(12), "root/a/b");
   EXPECT_EQ(paths.at(13), "root/a/b|alice");
@@ -157,6 +159,76 @@ TEST(RemoteUsage, SubtreeUsageChargesAncestorsAndReportsUnmatchedPaths) {
   EXPECT_EQ(u[tree.Find(5)], 1);
   EXPECT_EQ(u[tree.root()], 11);
   EXPECT_EQ(unmatched, std::vector<std::string>{"root/d|erin"});
+}
+
+// The pass adds the other clusters' usage from a view (no path copied)
+// with a local-path index it keeps; explain adds it from the file's maps.
+// Both must give what the maps, summed per path, give, bit for bit: the
+// same per-cluster values, the same sums per node, the same file.
+TEST(RemoteUsage, ViewGivesTheMapsSumsAndFileBitForBit) {
+  RemoteUsage r;
+  const double f = DecayFactorPerSecond(kHalfLife);
+  const int64_t t0 = 1'800'000'000;
+  std::mt19937_64 random(20261127);
+  const uint32_t assocs[] = {12, 13, 15, 16, 18};  // 16: no local path; 18: none anywhere
+  for (const char* cluster : {"b", "c", "d"}) {
+    std::vector<RemoteJob> jobs;
+    for (uint32_t id = 1; id <= 40; ++id) {
+      const int64_t start = t0 - 3600 + static_cast<int64_t>(random() % 3000);
+      const int64_t end = random() % 4 ? start + 1 + static_cast<int64_t>(random() % 500) : 0;
+      jobs.push_back(Job(id, assocs[random() % 5], start, end, 1 + static_cast<double>(random() % 7)));
+    }
+    r.Sync(cluster, RemoteTree(), jobs, t0, f, kHalfLife);
+  }
+  const std::vector<std::pair<std::string, double>> clusters = {{"b", 1.0}, {"c", 0.25}, {"d", 3.0}};
+  const int64_t now = t0 + 4321;
+  RemotePlan plan;
+  plan.wanted = false;
+  // The maps, built as a sum per path from 0.
+  std::map<std::string, std::map<std::string, long double>> naive;
+  for (const auto& [name, scale] : clusters) {
+    const RemoteClusterUsage& c = r.clusters().at(name);
+    const long double factor = std::pow(static_cast<long double>(f), static_cast<long double>(now - c.as_of)) * scale;
+    for (const auto* part : {&c.ended, &c.running}) {
+      for (const auto& [path, usage] : *part) naive[name][path] += usage * factor;
+    }
+  }
+  const RemoteUsed used = r.Used(clusters, now, f, plan);
+  EXPECT_EQ(used.by_cluster, naive);
+  const AssocTree tree = LocalTree();
+  std::vector<std::string> unmatched_maps, unmatched_view;
+  const std::vector<long double> from_maps = RemoteSubtreeUsage(tree, used.Sum(), &unmatched_maps);
+  std::map<std::string, int64_t> synced_at;
+  const ClustersView view = r.UsedView(clusters, now, f, &synced_at);
+  const std::vector<long double> from_view =
+      RemoteSubtreeUsage(tree, view, MakeLocalPathIndex(tree), &unmatched_view);
+  EXPECT_EQ(from_view, from_maps);
+  EXPECT_GT(from_view[tree.root()], 0);
+  EXPECT_EQ(unmatched_view, unmatched_maps);
+  EXPECT_FALSE(unmatched_view.empty());
+  EXPECT_EQ(RemoteUsed::SerializeView(now, plan.IndexAt(now), synced_at, view, {}), used.Serialize());
+  // What explain parses adds up the same.
+  RemoteUsed back;
+  std::string error;
+  ASSERT_TRUE(RemoteUsed::Parse(used.Serialize(), &back, &error)) << error;
+  EXPECT_EQ(RemoteSubtreeUsage(tree, back.Sum(), nullptr), from_view);
+}
+
+TEST(RemoteUsage, LocalPathSignatureFollowsWhatPathsDependOn) {
+  const AssocTree tree = LocalTree();
+  EXPECT_EQ(LocalPathSignature(tree), LocalPathSignature(LocalTree()));
+  std::vector<AssocNode> nodes = tree.nodes();
+  nodes[3].user = "alicf";
+  AssocTree renamed;
+  std::string error;
+  ASSERT_TRUE(renamed.Build(nodes, true, &error)) << error;
+  EXPECT_NE(LocalPathSignature(renamed), LocalPathSignature(tree));
+  nodes = tree.nodes();
+  nodes[2].parent_id = 1;  // b moved from a to root
+  AssocTree moved;
+  ASSERT_TRUE(moved.Build(nodes, true, &error)) << error;
+  EXPECT_NE(LocalPathSignature(moved), LocalPathSignature(tree));
+  EXPECT_EQ(MakeLocalPathIndex(moved).at("root/b|alice"), moved.Find(4));
 }
 
 TEST(RemoteUsage, UsageUnderAPathCountsItsSubtreeOnly) {
@@ -261,6 +333,43 @@ TEST(RemoteUsage, StateRoundTripsAndDamageIsRefused) {
       back.Sync("b", RemoteTree(), {Job(1, 13, t0 - 600, t0 - 100)}, t0 + 60, f, kHalfLife);
   EXPECT_EQ(s.charged, 0u);
   EXPECT_EQ(s.repeated, 1u);
+}
+
+TEST(RemoteUsage, KeepsAssociationPathsUntilAnHourOrANewerAssociation) {
+  RemoteUsage r;
+  const double f = DecayFactorPerSecond(kHalfLife);
+  const int64_t t0 = 1700000000;
+  const std::vector<RemoteJob> old_jobs = {Job(1, 13, t0 - 600, t0 - 100)};
+  // None kept yet: the first sync needs them.
+  EXPECT_TRUE(r.NeedsAssocs("b", old_jobs, t0));
+  r.Sync("b", RemoteTree(), old_jobs, t0, f, kHalfLife);
+  // Kept: a later sync of jobs of known associations goes without them,
+  // and charges exactly what a sync given them would.
+  const std::vector<RemoteJob> more = {Job(2, 15, t0 - 300, t0 + 30), Job(3, 13, t0, t0 + 50)};
+  EXPECT_FALSE(r.NeedsAssocs("b", more, t0 + 60));
+  RemoteUsage given = r;
+  const RemoteSyncResult kept = r.Sync("b", nullptr, more, t0 + 60, f, kHalfLife);
+  const RemoteSyncResult fresh = given.Sync("b", RemoteTree(), more, t0 + 60, f, kHalfLife);
+  EXPECT_EQ(kept.charged, 2u);
+  EXPECT_EQ(kept.charged_usage, fresh.charged_usage);
+  EXPECT_EQ(r.clusters().at("b").ended, given.clusters().at("b").ended);
+  // A deleted association (an id below the newest kept one, not among
+  // them) has no path: no need to ask again.
+  EXPECT_FALSE(r.NeedsAssocs("b", {Job(4, 9, t0, t0 + 70)}, t0 + 120));
+  // An association newer than the kept ones: ask.
+  EXPECT_TRUE(r.NeedsAssocs("b", {Job(5, 19, t0, t0 + 70)}, t0 + 120));
+  // A job that never ran names no association that matters.
+  RemoteJob sibling = Job(6, 19, 0, 0);
+  EXPECT_FALSE(r.NeedsAssocs("b", {sibling}, t0 + 120));
+  // An hour after they were read: ask again.
+  EXPECT_TRUE(r.NeedsAssocs("b", more, t0 + kRemoteAssocRefreshS));
+  // Another cluster keeps its own.
+  EXPECT_TRUE(r.NeedsAssocs("c", old_jobs, t0 + 60));
+  // Not saved: after a restart the first sync asks again.
+  RemoteUsage back;
+  std::string error;
+  ASSERT_TRUE(RemoteUsage::Parse(r.Serialize(), &back, &error)) << error;
+  EXPECT_TRUE(back.NeedsAssocs("b", more, t0 + 120));
 }
 
 TEST(RemoteClustersParams, ListRunsOverItemsWithoutEqualsAndTakesScales) {

@@ -183,14 +183,14 @@ void fw_assocs_fairshare(const fw_config_t *config, time_t now)
 	bool slurm_fair_tree =
 		slurm_conf.priority_flags & PRIORITY_FLAGS_FAIR_TREE;
 	uint32_t cpus = cluster_cpus == NO_VAL ? 0 : cluster_cpus;
-	/* The other clusters' usage (fairshare_clusters), under its mutex. */
+	/* The other clusters' usage (fairshare_clusters), under its mutex,
+	 * held until the file of what was added is made, after slurmctld's
+	 * locks are released. */
 	fw_remote_t *remote =
 		s->remote_cluster_cnt ? fw_remote_acquire() : NULL;
 	bool computed = n && fw_fairshare_with_remote(
 				     config, in, n, slurm_fair_tree, ledger,
 				     cpus, remote, time(NULL), results);
-	if (remote)
-		fw_remote_release();
 	if (ledger)
 		fw_ledger_release();
 	for (size_t i = 0; computed && i < n; i++) {
@@ -208,6 +208,10 @@ void fw_assocs_fairshare(const fw_config_t *config, time_t now)
 	if (computed && results[0].write_usage_raw)
 		repair_root_usage(records, in, n, results[0].usage_raw);
 	fw_unlock(&held, FW_FAIRSHARE);
+	if (remote) {
+		fw_remote_prepare_used(remote, config);
+		fw_remote_release();
+	}
 }
 
 /* Association and QOS usage are different types with the same fields. */
@@ -333,7 +337,7 @@ static void one_assoc_input(const slurmdb_assoc_rec_t *a,
 	list_itr_t *it = list_iterator_create(parent->usage->children_list);
 	const slurmdb_assoc_rec_t *sibling;
 	while ((sibling = list_next(it))) {
-		if (sibling->shares_raw == SLURMDB_FS_USE_PARENT)
+		if (!fw_depth_oblivious_sibling(sibling->shares_raw))
 			continue;
 		if (sibling == a)
 			in->self_index = in->sibling_count;

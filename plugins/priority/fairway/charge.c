@@ -6,6 +6,7 @@
 
 #include "charge.h"
 #include "fw_prefetch.h"
+#include "job_find.h"
 #include "ledger_file.h"
 #include "lock_witness.h"
 #include "locks.h"
@@ -186,9 +187,9 @@ size_t fw_charge_running(fw_held_t *held, fw_pass_t *pass,
 			 time_t now)
 {
 	FW_REQUIRE(held, FW_READ_LOCK, FW_NO_LOCK, FW_NO_LOCK, FW_NO_LOCK, 0);
-	void *const *jobs;
+	job_record_t *const *jobs;
 	const uint32_t *ids;
-	size_t n = fw_pass_jobs(pass, &jobs, &ids), charged = 0;
+	size_t n = fw_jobs_found(pass, &jobs, &ids), charged = 0;
 	for (size_t i = 0; i < n; i++) {
 		/* One cache miss per record: ask for it a few jobs ahead. */
 		if (i + 8 < n)

@@ -197,8 +197,7 @@ void fw_decay_pass(const fw_config_t *config, time_t now,
 				r->longest_hold_ms = hold;
 		}
 		fw_pass_stats(pass, &r->jobs);
-		r->job_records = fw_pass_jobs(pass, &(void *const *){ NULL },
-					      &(const uint32_t *){ NULL });
+		r->job_records = fw_pass_jobs(pass, NULL);
 		lap(&mark, &r->cpu.priority);
 	}
 

@@ -54,3 +54,17 @@ bool fw_thread_sleep_until(fw_thread_t *t, const struct timespec *deadline)
 	pthread_mutex_unlock(&t->mutex);
 	return stop;
 }
+
+double fw_thread_cpu_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+double fw_wall_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}

@@ -38,5 +38,9 @@ void fw_thread_join(fw_thread_t *t);
 /* Sleeps until *deadline (CLOCK_MONOTONIC) or a stop request; true on
  * stop. Takes t->mutex itself. */
 bool fw_thread_sleep_until(fw_thread_t *t, const struct timespec *deadline);
+/* The calling thread's CPU time, and the monotonic clock, in ms: the
+ * threads log where their time goes. */
+double fw_thread_cpu_ms(void);
+double fw_wall_ms(void);
 
 #endif /* FAIRWAY_PLUGIN_FW_THREAD_H_ */

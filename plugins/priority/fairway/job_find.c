@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Finding job_list's records for a pass: by id, from the roster of the
- * last pass the core keeps (fw_pass_refind), or by walking the list; and
- * the pass's tables, which sprio reads. */
+/* Finding job_list's records for a pass: by id, the last pass's records
+ * and new ids above them, as the core's roster says (fw_pass_roster,
+ * fw_pass_refound), or by walking the list; and the pass's tables, which
+ * sprio reads. */
 #include "fw_plugin.h"
 
 #include "job_find.h"
@@ -9,18 +10,21 @@
 #include "lock_witness.h"
 #include "locks.h"
 
-/* The ids of the walked records are read a few places ahead. */
+/* The job_id lines of the records are asked for a few places ahead: of
+ * those walked, and of those the lookups by id will compare. */
 #define IDS_AHEAD 8
+#define LOOKUPS_AHEAD 16
 
 /* The pass's tables. The decay thread (or init) creates them, possibly
  * while sprio asks for them on an RPC thread: the pointer is atomic. */
 static fw_pass_t *pass_tables;
 
-/* Scratch of the only thread that finds (the decay thread, or init
- * without one), kept from pass to pass. */
-static job_record_t **walked; /* fw_jobs_find's walk, with the ids */
-static uint32_t *walked_ids;
-static size_t walked_size, walked_ids_size;
+/* The records of the only thread that finds (the decay thread, or init
+ * without one), kept from pass to pass: the roster's, in list order (the
+ * core keeps their ids), and a find's, swapped in when it succeeds. */
+static job_record_t **roster, **found;
+static uint32_t *found_ids;
+static size_t roster_size, roster_count, found_size, found_ids_size;
 
 fw_pass_t *fw_jobs_pass(void)
 {
@@ -64,45 +68,82 @@ size_t fw_jobs_walk(fw_held_t *held, job_record_t ***records, size_t *size)
 	return walk.count;
 }
 
-static void *find_record(uint32_t job_id)
+/* Requires job R. The last pass's records found again by id, then new ids
+ * above them, as fw_pass_roster says; false when the list must be walked
+ * (the core's rule: fw_pass_refound). */
+static bool refind(fw_pass_t *pass, size_t expected)
 {
-	return find_job_record(job_id);
-}
-
-/* Only an address is computed from a record of the last pass (it may be
- * gone): the line find_job_record compares. */
-static void prefetch_job_id(const void *record)
-{
-	FW_PREFETCH(&((const job_record_t *) record)->job_id);
-}
-
-/* A job array's records move in the list when a task is split off. */
-static bool in_id_order(const void *record)
-{
-	return ((const job_record_t *) record)->array_job_id == 0;
+	const uint32_t *ids;
+	size_t known, n = 0;
+	uint32_t id;
+	if (!fw_pass_roster(pass, &ids, &known, &id) || known > roster_count)
+		return false;
+	FW_GROW(found, found_size, expected);
+	FW_GROW(found_ids, found_ids_size, expected);
+	for (size_t i = 0; i < known; ++i) {
+		/* Only an address is computed from a record of the last pass
+		 * (it may be gone): the line find_job_record compares. */
+		if (i + LOOKUPS_AHEAD < known)
+			FW_PREFETCH(&roster[i + LOOKUPS_AHEAD]->job_id);
+		job_record_t *job = find_job_record(ids[i]);
+		if (!job)
+			continue; /* purged since */
+		if (job != roster[i] || n == expected)
+			return false; /* another record under a known id */
+		found[n] = job;
+		found_ids[n++] = ids[i];
+	}
+	const size_t first_new = n;
+	for (uint32_t last = id - 1;
+	     n < expected && id < slurm_conf.max_job_id &&
+	     id - last <= FW_ROSTER_MAX_ID_GAP;
+	     ++id) {
+		job_record_t *job = find_job_record(id);
+		if (!job)
+			continue;
+		/* A job array's records move in the list when a task is split
+		 * off. */
+		if (job->array_job_id)
+			return false;
+		found[n] = job;
+		found_ids[n++] = last = id;
+	}
+	return fw_pass_refound(pass, found_ids, n, first_new, expected,
+			       slurm_conf.max_job_id);
 }
 
 bool fw_jobs_find(fw_held_t *held, fw_pass_t *pass)
 {
 	FW_REQUIRE(held, FW_READ_LOCK, FW_NO_LOCK, FW_NO_LOCK, FW_NO_LOCK,
 		   false);
-	if (!job_list) {
-		fw_pass_assign_walked(pass, NULL, NULL, 0);
-		return false;
+	size_t count = job_list ? list_count(job_list) : 0;
+	const bool walk = !job_list || !refind(pass, count);
+	if (walk) {
+		count = fw_jobs_walk(held, &found, &found_size);
+		FW_GROW(found_ids, found_ids_size, count);
+		for (size_t i = 0; i < count; ++i) {
+			if (i + IDS_AHEAD < count)
+				FW_PREFETCH(&found[i + IDS_AHEAD]->job_id);
+			found_ids[i] = found[i]->job_id;
+		}
+		fw_pass_assign_walked(pass, found_ids, count);
 	}
-	if (fw_pass_refind(pass, list_count(job_list), slurm_conf.max_job_id,
-			   find_record, prefetch_job_id, in_id_order)) {
-		return false;
-	}
-	const size_t count = fw_jobs_walk(held, &walked, &walked_size);
-	FW_GROW(walked_ids, walked_ids_size, count);
-	for (size_t i = 0; i < count; ++i) {
-		if (i + IDS_AHEAD < count)
-			FW_PREFETCH(&walked[i + IDS_AHEAD]->job_id);
-		walked_ids[i] = walked[i]->job_id;
-	}
-	fw_pass_assign_walked(pass, (void *const *) walked, walked_ids, count);
-	return true;
+	job_record_t **kept = roster; /* the find's records are the roster's */
+	const size_t kept_size = roster_size;
+	roster = found;
+	roster_size = found_size;
+	roster_count = count;
+	found = kept;
+	found_size = kept_size;
+	return walk && job_list;
+}
+
+size_t fw_jobs_found(const fw_pass_t *pass, job_record_t *const **out,
+		     const uint32_t **ids)
+{
+	const size_t count = fw_pass_jobs(pass, ids);
+	*out = roster;
+	return MIN(count, roster_count);
 }
 
 void fw_jobs_release(void)
@@ -111,7 +152,8 @@ void fw_jobs_release(void)
 		__atomic_exchange_n(&pass_tables, NULL, __ATOMIC_ACQ_REL);
 	if (pass)
 		fw_pass_destroy(pass);
-	xfree(walked);
-	xfree(walked_ids);
-	walked_size = walked_ids_size = 0;
+	xfree(roster);
+	xfree(found);
+	xfree(found_ids);
+	roster_size = roster_count = found_size = found_ids_size = 0;
 }

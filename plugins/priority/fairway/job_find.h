@@ -35,6 +35,11 @@ void fw_jobs_release(void);
  * xmalloc array of *size entries grown as needed (xfree it). Returns the
  * count. */
 size_t fw_jobs_walk(fw_held_t *held, job_record_t ***records, size_t *size);
+/* Requires job R in the hold of fw_jobs_find (or, for addresses to
+ * prefetch only, the store after it). job_list's records as fw_jobs_find
+ * found them, in list order, with their ids; returns the count. */
+size_t fw_jobs_found(const fw_pass_t *pass, job_record_t *const **records,
+		     const uint32_t **ids);
 #endif
 
 #endif /* FAIRWAY_PLUGIN_JOB_FIND_H_ */

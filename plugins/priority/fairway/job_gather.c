@@ -60,50 +60,50 @@ FW_PREFETCH_HELPER void prefetch_allocations(const job_record_t *job)
 		FW_PREFETCH(job->assoc_ptr->usage);
 }
 
+/* v mixed into h with splitmix64's finaliser: a changed v leaves the
+ * result equal with a chance of 2^-64. */
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	uint64_t z = h + v + 0x9e3779b97f4a7c15ull;
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
 static int add_partition_to_order(void *object, void *arg)
 {
 	const part_record_t *part = object;
-	uint64_t *digest = arg;
-	*digest = fw_partition_order_step(*digest, part, part->priority_tier);
+	uint64_t *stamp = arg;
+	*stamp = mix(mix(*stamp, (uintptr_t) part), part->priority_tier);
 	return 0;
 }
 
-/* Requires part R (or priority_p_set's caller's locks). The partitions of
- * a multi-partition job in list order, with their tiers. Slurm keeps
- * part_ptr_list sorted by PriorityTier (from 24.05.5 and 24.11.0) and,
- * when a tier changes, re-sorts it in place under the job write lock
- * (sort_all_jobs_partition_lists; from 26.11 it also rebuilds the
- * Partition string and repoints a pending job's part_ptr,
- * 284c3b95f0:src/slurmctld/job_mgr.c). A change between the gather and the
- * store would otherwise leave the list's address as it was and the store
- * would write priorities in the old order under the names of the new. */
-static uint64_t partition_order(const job_record_t *job)
+/* What must not have changed between computing and storing for a computed
+ * priority to still be right (a job update that changes anything else goes
+ * through priority_p_set, which recomputes under the caller's lock): two
+ * 32-bit fields a step. A multi-partition job's partitions count in list
+ * order with their tiers: when a PriorityTier changes, Slurm re-sorts
+ * part_ptr_list in place under the job write lock
+ * (sort_all_jobs_partition_lists; from 26.11 it also repoints a pending
+ * job's part_ptr, 284c3b95f0:src/slurmctld/job_mgr.c), so the list's
+ * address would not show that priority_array's order changed. */
+uint64_t fw_jobs_stamp(const job_record_t *job)
 {
-	uint64_t digest = 0;
+	const job_details_t *d = job->details;
+	uint64_t h = mix(0, (uint64_t) job->job_state << 32 | job->priority);
+	h = mix(h, (uint64_t) job->direct_set_prio << 32 | (d ? d->nice : 0));
+	h = mix(h, (uint64_t) job->site_factor << 32 | job->time_limit);
+	h = mix(h, (uint64_t) job->total_cpus << 32 | (d ? d->min_nodes : 0));
+	h = mix(h, d ? (uint64_t) d->accrue_time : 0);
+	h = mix(h, (uintptr_t) job->part_ptr);
+	h = mix(h, (uintptr_t) job->part_ptr_list);
+	h = mix(h, (uintptr_t) job->qos_ptr);
+	h = mix(h, (uintptr_t) job->assoc_ptr);
+	h = mix(h, (uintptr_t) fw_jobs_qos_list(job));
 	if (job->part_ptr_list)
 		list_for_each_ro(job->part_ptr_list, add_partition_to_order,
-				 &digest);
-	return digest;
-}
-
-void fw_jobs_key(const job_record_t *job, fw_job_key_t *key)
-{
-	const job_details_t *details = job->details;
-	key->job_state = job->job_state;
-	key->priority = job->priority;
-	key->direct_set_prio = job->direct_set_prio;
-	key->nice = details ? details->nice : 0;
-	key->site_factor = job->site_factor;
-	key->time_limit = job->time_limit;
-	key->total_cpus = job->total_cpus;
-	key->min_nodes = details ? details->min_nodes : 0;
-	key->accrue_time = details ? details->accrue_time : 0;
-	key->part = job->part_ptr;
-	key->part_list = job->part_ptr_list;
-	key->qos = job->qos_ptr;
-	key->assoc = job->assoc_ptr;
-	key->qos_list = fw_jobs_qos_list(job);
-	key->part_order = partition_order(job);
+				 &h);
+	return h;
 }
 
 /* The core reads the configuration's tres_cnt entries of a job's TRES
@@ -128,22 +128,22 @@ static void fairshare_inputs(fw_held_t *held, const slurmdb_assoc_rec_t *assoc,
 	if (!settings->weight_fairshare || !settings->calc_fairshare)
 		return;
 	if (settings->fair_tree_shares) {
-		in->fs_factor = assoc->usage->fs_factor;
+		in->fairshare_factor = assoc->usage->fs_factor;
 		return;
 	}
 	const slurmdb_assoc_rec_t *fs_assoc = assoc;
 	if (fw_fairshare_from_parent(assoc->shares_raw,
 				     assoc->usage->fs_assoc_ptr != NULL))
 		fs_assoc = assoc->usage->fs_assoc_ptr;
-	in->fs_usage_efctv = fs_assoc->usage->usage_efctv;
-	in->fs_shares_norm = fs_assoc->usage->shares_norm;
+	long double efctv = fs_assoc->usage->usage_efctv;
 	/* An association added since the last pass has no effective usage yet.
    * multifactor stores one here, under the read lock (a data race); it is
    * computed without storing it, and the next pass stores it. */
-	const long double distance = in->fs_usage_efctv - (long double) NO_VAL;
-	if (distance > -1e-6 && distance < 1e-6 && assoc_mgr_root_assoc) {
-		in->fs_usage_efctv = fw_assocs_efctv(held, fs_assoc, config);
-	}
+	const long double distance = efctv - (long double) NO_VAL;
+	if (distance > -1e-6 && distance < 1e-6 && assoc_mgr_root_assoc)
+		efctv = fw_assocs_efctv(held, fs_assoc, config);
+	in->fairshare_factor = fw_calc_fs_factor(
+		efctv, fs_assoc->usage->shares_norm, settings->damp_factor);
 }
 
 /* Requires job R (details set), assoc R and qos R. All but the partitions. */
@@ -156,9 +156,15 @@ static void job_inputs(fw_held_t *held, job_record_t *job, uint32_t job_id,
 	const slurmdb_qos_rec_t *qos = job->qos_ptr;
 	memset(in, 0, sizeof(*in));
 	in->job_id = job_id;
-	fw_jobs_key(job, &in->key);
+	in->priority = job->priority;
+	in->accrue_time = details->accrue_time;
+	in->total_cpus = job->total_cpus;
 	in->max_cpus = details->max_cpus;
 	in->min_cpus = details->min_cpus;
+	in->min_nodes = details->min_nodes;
+	in->time_limit_min = job->time_limit;
+	in->site_factor = job->site_factor;
+	in->nice = details->nice;
 	in->tres_alloc = tres_counts(job->tres_alloc_cnt, settings);
 	in->tres_req = tres_counts(job->tres_req_cnt, settings);
 	in->has_assoc = assoc != NULL;
@@ -176,7 +182,6 @@ static void job_inputs(fw_held_t *held, job_record_t *job, uint32_t job_id,
 
 static void partition_input(const part_record_t *part, fw_partition_input_t *in)
 {
-	in->key = part;
 	in->priority_job_factor = part->priority_job_factor;
 	in->priority_tier = part->priority_tier;
 	in->norm_priority = part->norm_priority;
@@ -184,26 +189,22 @@ static void partition_input(const part_record_t *part, fw_partition_input_t *in)
 	in->tres_cnt = part->tres_cnt;
 }
 
-/* part's entry in the cache. */
-static const fw_partition_input_t *partition_of(fw_jobs_cache_t *cache,
-						const part_record_t *part)
+/* part's index in the cache's partitions. */
+static uint32_t partition_of(fw_jobs_cache_t *cache, const part_record_t *part)
 {
-	fw_partition_input_t *const last =
-		cache->count ? cache->entries[cache->last_hit] : NULL;
-	if (last && last->key == part)
-		return last;
+	if (cache->count && cache->parts[cache->last_hit] == part)
+		return cache->last_hit;
 	for (cache->last_hit = 0; cache->last_hit < cache->count;
 	     ++cache->last_hit) {
-		if (cache->entries[cache->last_hit]->key == part)
-			return cache->entries[cache->last_hit];
+		if (cache->parts[cache->last_hit] == part)
+			return cache->last_hit;
 	}
-	FW_GROW(cache->entries, cache->size, cache->count + 1);
-	fw_partition_input_t **entry = &cache->entries[cache->count++];
-	if (!*entry)
-		*entry =
-			xmalloc(sizeof(**entry)); /* kept for the next gather */
-	partition_input(part, *entry);
-	return *entry;
+	size_t size = cache->size; /* the same for both arrays */
+	FW_GROW(cache->parts, cache->size, cache->count + 1);
+	FW_GROW(cache->inputs, size, cache->count + 1);
+	cache->parts[cache->count] = part;
+	partition_input(part, &cache->inputs[cache->count]);
+	return cache->count++;
 }
 
 /* The job's partition list, from the cache. */
@@ -218,14 +219,13 @@ static void partition_list_into(fw_jobs_cache_t *cache, job_record_t *job,
 		cache->list[count++] = partition_of(cache, part);
 	}
 	list_iterator_destroy(it);
-	in->partitions = cache->list;
+	in->partition_list = cache->list;
 	in->partition_count = count;
 }
 
 static fw_qos_input_t qos_input(const slurmdb_qos_rec_t *qos)
 {
-	return (fw_qos_input_t){ qos, qos->priority,
-				 qos->usage->norm_priority };
+	return (fw_qos_input_t){ qos->priority, qos->usage->norm_priority };
 }
 
 /* Requires qos R. A job's several QOS, in list order, into the cache. */
@@ -250,8 +250,8 @@ static void qos_list_into(fw_jobs_cache_t *cache, list_t *qos_list,
 static void partitions_of(fw_jobs_cache_t *cache, job_record_t *job,
 			  fw_job_input_t *in)
 {
-	in->partition =
-		job->part_ptr ? partition_of(cache, job->part_ptr) : NULL;
+	in->partition = job->part_ptr ? partition_of(cache, job->part_ptr) :
+					FW_NO_PARTITION;
 	list_t *qos_list = fw_jobs_qos_list(job);
 	if (qos_list)
 		qos_list_into(cache, qos_list, in);
@@ -265,9 +265,8 @@ static void partitions_of(fw_jobs_cache_t *cache, job_record_t *job,
 
 void fw_jobs_cache_free(fw_jobs_cache_t *cache)
 {
-	for (size_t i = 0; i < cache->size; ++i)
-		xfree(cache->entries[i]);
-	xfree(cache->entries);
+	xfree(cache->parts);
+	xfree(cache->inputs);
 	xfree(cache->list);
 	xfree(cache->qos);
 	memset(cache, 0, sizeof(*cache));
@@ -290,9 +289,9 @@ void fw_jobs_gather(fw_held_t *held, fw_pass_t *pass, const fw_config_t *config,
 		   FW_READ_LOCK);
 	const bool running_too = fw_jobs_calculate_running(config);
 	const fw_cluster_t cluster = { cluster_cpus, (uint32_t) FW_NODE_COUNT };
-	void *const *records;
+	job_record_t *const *records;
 	const uint32_t *ids;
-	const size_t count = fw_pass_jobs(pass, &records, &ids);
+	const size_t count = fw_jobs_found(pass, &records, &ids);
 	pass_partitions.count = pass_partitions.last_hit = 0;
 	fw_pass_begin(pass, config, &cluster, now);
 	for (size_t i = 0; i < count; ++i) {
@@ -310,7 +309,12 @@ void fw_jobs_gather(fw_held_t *held, fw_pass_t *pass, const fw_config_t *config,
 		fw_job_input_t in;
 		job_inputs(held, job, ids[i], config, &in);
 		partitions_of(&pass_partitions, job, &in);
-		fw_pass_add(pass, &in, job, job->details, job->prio_factors);
+		in.record_index = i;
+		/* Only a job the store will visit is stamped. */
+		uint64_t *stamp =
+			fw_pass_add(pass, &in, pass_partitions.inputs);
+		if (stamp)
+			*stamp = fw_jobs_stamp(job);
 	}
 	fw_pass_end_gather(pass);
 }
@@ -327,6 +331,7 @@ double fw_jobs_partition_row(const job_record_t *job, const part_record_t *part,
 	in.job_id = job->job_id;
 	in.tres_alloc = tres_counts(job->tres_alloc_cnt, fw_settings(config));
 	in.tres_req = tres_counts(job->tres_req_cnt, fw_settings(config));
+	in.partition = FW_NO_PARTITION;
 	fw_partition_input_t partition;
 	partition_input(part, &partition);
 	return fw_sprio_partition_row(config, &in, &partition, row_tres,

@@ -111,16 +111,18 @@ FW_PREFETCH_HELPER void fw_jobs_prefetch_record(const job_record_t *job)
 	FW_PREFETCH(&job->tres_alloc_cnt);
 }
 
-/* The partitions met, one entry each (consecutive jobs mostly share one,
- * so the last hit is tried first), and a multi-partition job's list as
- * pointers to entries, in list order. Valid while part R is held (or the
- * caller's locks of priority_p_set); the core reads them during the call
- * they are given to only, so the list is reused from job to job. */
+/* The one partition array of a pass (or of one priority_p_set): one entry
+ * per partition met (consecutive jobs mostly share one, so the last hit
+ * is tried first), which a job's record names by index; and a
+ * multi-partition job's indexes, in list order. Valid while part R is
+ * held (or the caller's locks of priority_p_set); the core reads them
+ * during the call they are given to only, so the arrays may grow and the
+ * list is reused from job to job. */
 typedef struct {
-	fw_partition_input_t *
-		*entries; /* each its own allocation: it keeps its address */
+	const part_record_t **parts; /* parts[i]: inputs[i]'s record */
+	fw_partition_input_t *inputs;
 	size_t count, size, last_hit;
-	const fw_partition_input_t **list;
+	uint32_t *list;
 	size_t list_size;
 	fw_qos_input_t *
 		qos; /* a job's several QOS (24.11 and later), reused likewise */
@@ -128,17 +130,18 @@ typedef struct {
 } fw_jobs_cache_t;
 
 /* Requires job R, part R (or priority_p_set's caller's locks), assoc R and
- * qos R, and job->details. Fills *in with the job's inputs (job_id: the
- * id to record), its partitions and QOS from cache; *in points into cache
- * and is valid until cache is next used or freed. */
+ * qos R, and job->details. Fills *in with the job's record (job_id: the
+ * id to record), its partitions (cache->inputs) and QOS from cache; *in
+ * points into cache and is valid until cache is next used or freed. */
 void fw_jobs_inputs(fw_held_t *held, job_record_t *job, uint32_t job_id,
 		    const fw_config_t *config, fw_jobs_cache_t *cache,
 		    fw_job_input_t *in);
 /* Frees a cache's entries and zeroes it. */
 void fw_jobs_cache_free(fw_jobs_cache_t *cache);
-/* Requires job R (or job W). What must not change between the gather and
- * the store. */
-void fw_jobs_key(const job_record_t *job, fw_job_key_t *key);
+/* Requires job R (or job W). A 64-bit stamp of what must not change
+ * between the gather and the store: equal records give equal stamps, and
+ * a record that changed gives another but with a chance of 2^-64. */
+uint64_t fw_jobs_stamp(const job_record_t *job);
 /* Requires job R. A job's several QOS (--qos=a,b, 24.11 and later), in the
  * order its priorities are indexed, or NULL for a job with one. */
 list_t *fw_jobs_qos_list(const job_record_t *job);

@@ -8,6 +8,7 @@
 
 #include "job_store.h"
 #include "fw_prefetch.h"
+#include "job_find.h"
 #include "job_gather.h"
 #include "lock_witness.h"
 #include "locks.h"
@@ -45,26 +46,32 @@ static uint32_t *prio_array_for(job_record_t *job, int count)
 #endif
 }
 
-/* The lines the store reads and writes of a job a few items ahead: the
- * record, the details its key reads and the factors object it rewrites.
- * Addresses from the gather, never read through (the job may be gone). */
-FW_PREFETCH_HELPER void prefetch_for_store(const fw_store_item_t *item)
+/* The lines the store reads and writes of the jobs a few items ahead: the
+ * record of the farther one, found among the records of the pass's find
+ * by the index the gather gave (only an address is computed: the job may
+ * be gone); the details its stamp reads and the factors object it
+ * rewrites of the nearer one, found by id (its record is valid: job W is
+ * held). */
+FW_PREFETCH_HELPER void prefetch_for_store(const fw_store_item_t *item,
+					   job_record_t *const *records,
+					   size_t count)
 {
-	const job_record_t *job = item->ahead_record;
-	const job_details_t *details = item->ahead_details;
-	const char *factors = item->ahead_factors;
-	if (job) {
+	if (item->ahead_record_index < count) {
+		const job_record_t *job = records[item->ahead_record_index];
 		FW_PREFETCH(&job->job_id); /* find_job_record's */
 		fw_jobs_prefetch_record(job);
 	}
-	if (details) {
-		FW_PREFETCH(&details->accrue_time);
-		FW_PREFETCH(&details->nice);
-		FW_PREFETCH(&details->min_nodes);
+	const job_record_t *near =
+		item->ahead_job_id ? find_job_record(item->ahead_job_id) : NULL;
+	if (near && near->details) {
+		FW_PREFETCH(&near->details->accrue_time);
+		FW_PREFETCH(&near->details->nice);
+		FW_PREFETCH(&near->details->min_nodes);
 	}
-	if (factors) {
-		FW_PREFETCH_WRITE(factors);
-		FW_PREFETCH_WRITE(factors + sizeof(priority_factors_t) - 1);
+	if (near && near->prio_factors) {
+		FW_PREFETCH_WRITE(near->prio_factors);
+		FW_PREFETCH_WRITE((const char *) near->prio_factors +
+				  sizeof(*near->prio_factors) - 1);
 	}
 }
 
@@ -113,22 +120,18 @@ static void store_partition_priorities(job_record_t *job,
 	}
 }
 
-/* Requires job W. Stores the factors in job->prio_factors, all but the
- * TRES (freeing TRES arrays left there): they are the only factors that
- * need arrays of their own, two small blocks per job. sprio reads the
- * pass's table for the jobs it covers and computes the others' TRES from
- * the job (fw_jobs_partition_row), which is what stored values would be.
- * Stores priority_array; does not set job->priority. */
+/* Requires job W. Stores factors (which carry no TRES: the core gives
+ * none to store) in job->prio_factors, freeing TRES arrays left there:
+ * they are the only factors that need arrays of their own, two small
+ * blocks per job. sprio reads the pass's table for the jobs it covers and
+ * computes the others' TRES from the job (fw_jobs_partition_row), which
+ * is what stored values would be. Stores priority_array; does not set
+ * job->priority. */
 static void store_factors(job_record_t *job, const fw_factors_t *factors)
 {
-	fw_factors_t without_tres = *factors;
-	without_tres.tres = NULL;
-	without_tres.tres_cnt = 0;
-	without_tres.tres_columns = NULL;
-	without_tres.tres_values = 0;
 	if (!job->prio_factors)
 		job->prio_factors = xmalloc(sizeof(*job->prio_factors));
-	fw_factors_fill(job->prio_factors, &without_tres, NULL);
+	fw_factors_fill(job->prio_factors, factors, NULL);
 	store_partition_priorities(job, factors);
 	if (factors->clamped) {
 		fw_error(
@@ -151,7 +154,8 @@ static void clear_factors(job_record_t *job)
 }
 
 uint32_t fw_jobs_compute_and_store(fw_held_t *held, job_record_t *job,
-				   const fw_config_t *config, time_t now)
+				   const fw_config_t *config, time_t now,
+				   fw_pass_t *pass)
 {
 	FW_REQUIRE(held, FW_WRITE_LOCK, FW_NO_LOCK, FW_NO_LOCK, FW_NO_LOCK,
 		   job->priority);
@@ -160,6 +164,8 @@ uint32_t fw_jobs_compute_and_store(fw_held_t *held, job_record_t *job,
 		return job->priority;
 	}
 	if (!job->details) {
+		if (pass) /* as the gather skips one: it keeps what it has */
+			return job->priority;
 		fw_error(
 			"job %u has no details, so no priority can be computed",
 			job->job_id);
@@ -179,8 +185,13 @@ uint32_t fw_jobs_compute_and_store(fw_held_t *held, job_record_t *job,
 	if (pairs)
 		partition_priorities = xcalloc(pairs, sizeof(uint32_t));
 	fw_factors_t factors;
-	fw_job_priority(config, &in, &cluster, now, &factors, NULL,
-			partition_priorities);
+	if (pass) {
+		fw_pass_store_recompute(pass, &in, own.inputs, &cluster,
+					&factors, partition_priorities);
+	} else {
+		fw_job_priority(config, &in, own.inputs, &cluster, now,
+				&factors, NULL, partition_priorities);
+	}
 	store_factors(job, &factors);
 	xfree(partition_priorities);
 	fw_jobs_cache_free(&own);
@@ -189,8 +200,10 @@ uint32_t fw_jobs_compute_and_store(fw_held_t *held, job_record_t *job,
 
 /* ---- the pass ------------------------------------------------------------------------ */
 
-/* The store finds each job by id (a hash lookup) before it reads the job;
- * the core hands the addresses of a job a few items ahead to prefetch. */
+/* Each job is found by id (a hash lookup); the core names the jobs a few
+ * items ahead to prefetch. At most two core calls per job: the next item
+ * (retiring the one before), and for a job changed since the gather its
+ * recompute (fw_pass_store_recompute: its own factors win). */
 bool fw_jobs_store_slice(fw_held_t *held, fw_pass_t *pass,
 			 const fw_config_t *config, time_t now,
 			 size_t *recomputed)
@@ -200,35 +213,31 @@ bool fw_jobs_store_slice(fw_held_t *held, fw_pass_t *pass,
 		   false);
 	const bool running_too = fw_jobs_calculate_running(config);
 	const time_t stored_at = time(NULL);
+	job_record_t *const *records;
+	const size_t count =
+		fw_jobs_found(pass, &records, &(const uint32_t *){ NULL });
 	fw_store_item_t item;
-	while (fw_pass_store_next(pass, &item)) {
-		prefetch_for_store(&item);
+	bool stored = false;
+	while (fw_pass_store_next(pass, stored, &item)) {
+		prefetch_for_store(&item, records, count);
 		job_record_t *job = find_job_record(item.job_id);
+		stored = false;
 		if (!job || !fw_jobs_eligible(job, running_too) ||
-		    fw_jobs_operator_set(job)) {
-			fw_pass_store_done(pass, item.position, false);
+		    fw_jobs_operator_set(job))
 			continue;
-		}
-		fw_job_key_t key;
-		fw_jobs_key(job, &key);
-		const bool changed =
-			fw_job_key_fingerprint(&key) != item.key_fingerprint;
 		uint32_t priority = item.factors.priority;
-		if (changed) {
-			priority = fw_jobs_compute_and_store(
-				held, job, config,
-				now); /* its own factors win */
+		if (fw_jobs_stamp(job) != item.stamp) {
+			priority = fw_jobs_compute_and_store(held, job, config,
+							     now, pass);
 			++*recomputed;
 		} else {
 			store_factors(job, &item.factors);
+			stored = true;
 		}
-		const uint32_t stored = fw_priority_after_incr_only(
-			config, priority, job->priority);
-		if (stored != job->priority) {
-			job->priority = stored;
+		if (priority != job->priority) {
+			job->priority = priority;
 			last_job_update = stored_at;
 		}
-		fw_pass_store_done(pass, item.position, !changed);
 	}
 	return fw_pass_store_end_slice(pass);
 }

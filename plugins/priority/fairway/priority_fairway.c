@@ -147,8 +147,8 @@ FW_EXPORT uint32_t priority_p_set(uint32_t last_prio, job_record_t *job_ptr)
 	fw_pass_forget(fw_jobs_pass(), job_ptr->job_id);
 	fw_config_t *config = fw_config_get();
 	fw_held_t held = FW_HELD_BY_JOB_WRITER;
-	uint32_t priority =
-		fw_jobs_compute_and_store(&held, job_ptr, config, time(NULL));
+	uint32_t priority = fw_jobs_compute_and_store(&held, job_ptr, config,
+						      time(NULL), NULL);
 	fw_config_unref(config);
 	return priority;
 }
