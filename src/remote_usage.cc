@@ -102,8 +102,6 @@ long double DecayFactor(double decay_per_second, int64_t seconds) {
   return std::pow(static_cast<long double>(decay_per_second), static_cast<long double>(seconds));
 }
 
-int64_t IntervalOf(int64_t t, int64_t interval_s) { return interval_s > 0 ? t / interval_s : 0; }
-
 void AppendEntry(const PlannedUseEntry& e, std::string* out) {
   AppendLongDouble(e.history, out);
   out->push_back(' ');
@@ -137,11 +135,7 @@ std::map<std::string, PlannedUseEntry> RemoteUsed::PlanSum() const {
 void AddRemotePlan(const AssocTree& tree, const std::map<std::string, PlannedUseEntry>& by_path,
                    PlannedUseLedger* ledger) {
   if (by_path.empty()) return;
-  std::unordered_map<std::string, int32_t> node_of;
-  for (size_t i = 0; i < tree.size(); ++i) {
-    std::string path = LocalPath(tree, static_cast<int32_t>(i));
-    if (!path.empty()) node_of.emplace(std::move(path), static_cast<int32_t>(i));
-  }
+  const LocalPathIndex node_of = MakeLocalPathIndex(tree);
   for (const auto& [path, entry] : by_path) {
     auto it = node_of.find(path);
     if (it == node_of.end()) continue;
@@ -249,7 +243,7 @@ RemoteSyncResult RemoteUsage::Sync(const std::string& cluster, const std::vector
   RemoteClusterUsage& c = clusters_[cluster];
   // The planned-use ledger of ended jobs, rolled to now's interval; the
   // running jobs' is recounted below.
-  const int64_t plan_now = IntervalOf(now, plan.interval_s);
+  const int64_t plan_now = plan.IndexAt(now);
   RollPlanEntries(&c.plan_ended, c.plan_index, plan_now, plan.per_interval_decay);
   c.plan_index = plan_now;
   c.plan_running.clear();
@@ -370,7 +364,7 @@ RemoteUsed RemoteUsage::Used(const std::vector<std::pair<std::string, double>>& 
                              int64_t now, double decay_per_second, const RemotePlan& plan) const {
   RemoteUsed used;
   used.at = now;
-  used.plan_index = IntervalOf(now, plan.interval_s);
+  used.plan_index = plan.IndexAt(now);
   for (const auto& [name, paths] : UsedView(clusters, now, decay_per_second, &used.synced_at)) {
     std::map<std::string, long double>& out = used.by_cluster[name];
     for (const auto& [path, usage] : paths) out.emplace_hint(out.end(), *path, usage);

@@ -77,7 +77,10 @@ void AddRemoteUsed(ExplainModel* model) {
   if (model->state.params.Mode() == FairshareMode::kPlannedUse) {
     AddRemotePlan(model->tree, model->remote.PlanSum(), &model->ledger);
   }
-  const std::vector<long double> extra = RemoteSubtreeUsage(model->tree, model->remote.Sum(), nullptr);
+  // The pass's function, on the values it wrote: the same sums in the same
+  // order (api_remote.cc's AddRemoteUsage).
+  const std::vector<long double> extra = RemoteSubtreeUsage(
+      model->tree, model->remote.View(), MakeLocalPathIndex(model->tree), nullptr);
   for (size_t i = 0; i < extra.size(); ++i) {
     const int32_t node = static_cast<int32_t>(i);
     if (extra[i] != 0) model->tree.set_usage_raw(node, model->tree.node(node).usage_raw + extra[i]);

@@ -18,6 +18,7 @@
 #include "charge.h"
 #include "config_store.h"
 #include "fw_host.h"
+#include "fw_thread.h"
 #include "job_find.h"
 #include "job_gather.h"
 #include "job_store.h"
@@ -26,25 +27,10 @@
 #include "remote_sync.h"
 #include "state_files.h"
 
-/* CPU time of the calling thread in ms: the pass logs where it spends it. */
-static double thread_cpu_ms(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
-static double wall_ms(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
 /* Adds the CPU spent since *mark to *phase and moves the mark. */
 static void lap(double *mark, double *phase)
 {
-	double now = thread_cpu_ms();
+	double now = fw_thread_cpu_ms();
 	*phase += now - *mark;
 	*mark = now;
 }
@@ -137,7 +123,7 @@ void fw_decay_pass(const fw_config_t *config, time_t now,
 	fw_pass_t *pass = fw_jobs_pass();
 	fw_held_t held = { 0 };
 	const time_t reset_before = clock->reset.last_reset;
-	double mark = thread_cpu_ms();
+	double mark = fw_thread_cpu_ms();
 	memset(r, 0, sizeof(*r));
 
 	/* 1. Reset and decay. */
@@ -174,22 +160,22 @@ void fw_decay_pass(const fw_config_t *config, time_t now,
 		fw_assocs_fairshare(config, now);
 		lap(&mark, &r->cpu.fairshare);
 		/* 6. Gather and compute; job queries still run. */
-		double gather_start = wall_ms();
+		double gather_start = fw_wall_ms();
 		if (jobs) {
 			fw_lock(&held, FW_ASSOCS_READ);
 			fw_jobs_gather(&held, pass, config, now);
 			fw_unlock(&held, FW_ASSOCS_READ);
 			fw_unlock(&held, FW_JOBS_READ);
 		}
-		r->gather_ms = wall_ms() - gather_start;
+		r->gather_ms = fw_wall_ms() - gather_start;
 		/* 7. Store the changed jobs, a slice per hold. */
 		bool stored_all = !jobs;
 		while (!stored_all) {
 			fw_lock(&held, FW_JOBS_WRITE);
-			double hold_start = wall_ms();
+			double hold_start = fw_wall_ms();
 			stored_all = fw_jobs_store_slice(&held, pass, config,
 							 now, &r->recomputed);
-			double hold = wall_ms() - hold_start;
+			double hold = fw_wall_ms() - hold_start;
 			fw_unlock(&held, FW_JOBS_WRITE);
 			r->holds++;
 			r->held_ms += hold;
