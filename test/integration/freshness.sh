@@ -164,8 +164,8 @@ else
   fail "fairway explain job lacks the last pass or the priority's age"
   head -5 "$dir/explain.txt"
 fi
-grep -q 'priority pass (trigger ' "$dir/c/log/slurmctld.log" 2> /dev/null ||
-  log "(no 'priority pass (trigger' line in slurmctld.log: SlurmctldDebug below verbose?)"
+grep -q 'priority pass trigger ' "$dir/c/log/slurmctld.log" 2> /dev/null ||
+  log "(no 'priority pass trigger' line in slurmctld.log: SlurmctldDebug below verbose?)"
 
 log "multifactor: the same kinds on the same cluster"
 restart_ctld "$dir/c" priority/multifactor > /dev/null || { fail "restart with multifactor"; summary; exit 1; }
