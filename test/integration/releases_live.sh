@@ -9,7 +9,9 @@
 #   2. limits.sh (GrpTRESMins, GrpTRESRunMins and, 24.05+, QOS
 #      MaxTRESRunMinsPerUser, under both plugins), then
 #      reliability_privacy.sh (sprio, sshare, `fairway explain` run by
-#      plain users, under both plugins);
+#      plain users, under both plugins), then freshness.sh (seconds from
+#      each kind of change to the new priority in sprio and squeue, both
+#      plugins; about 4 minutes);
 #   3. modes.sh (ranged and planned use, `fairway explain`, restart),
 #      then, on 26.05.3 only, reliability_reconnect.sh (slurmdbd back
 #      while slurmctld runs from its cache, the plugin built with ASan:
@@ -21,7 +23,8 @@
 #      the first one's slurmdbd, fairshare_clusters; about 4 minutes).
 # Lanes 3 and 4 were the two shortest (about 250 and 135 s); with these
 # additions every lane takes 6 to 8 minutes, so the run's wall time, its
-# longest lane's, grows by a minute at most.
+# longest lane's, grows by a minute at most. Lane 2 was then the shortest
+# (about 225 s); with freshness it takes about 8 minutes too.
 # The plugin for RELEASE is $FAIRWAY_RELEASE_PLUGINS/RELEASE/
 # priority_fairway.so (test/compile_matrix.sh with FAIRWAY_COMPILE_KEEP);
 # the fairway tool for it is linked first (test/release_tool.sh, FW_TOOL);
@@ -35,7 +38,7 @@ releases=${*:-24.11.5 26.05.3}
 base=${FAIRWAY_PORT_BASE:-16817}
 logs=$(mktemp -d /tmp/fairway-releases-live.XXXXXX)
 chmod 755 "$logs"
-lanes=("releases_smoke parity" "limits reliability_privacy" "modes reliability_reconnect" "reliability_crash global_fairshare")
+lanes=("releases_smoke parity" "limits reliability_privacy freshness" "modes reliability_reconnect" "reliability_crash global_fairshare")
 t0=$SECONDS
 
 # lane RELEASE SCENARIO...: the scenarios one after another.
