@@ -91,6 +91,23 @@ static void *thread_main(void *unused)
 	pthread_mutex_unlock(&decay.mutex);
 	fw_decay_recover_usage(config, start_time, &clock);
 	atomic_store(&last_ran, clock.last_ran);
+	/* The decay clock counts whole seconds: a first pass in the second of
+	 * the last one (slurmctld restarted, or re-executed by a 23.11+
+	 * reconfigure, right after a pass) would decay nothing and, in a
+	 * classic mode, skip its jobs, leaving the new weights unapplied
+	 * until the next trigger. */
+	while (clock.last_ran && time(NULL) == clock.last_ran) {
+		struct timespec wake;
+		clock_gettime(CLOCK_MONOTONIC, &wake);
+		wake.tv_nsec += 100 * 1000 * 1000;
+		if (wake.tv_nsec >= 1000 * 1000 * 1000) {
+			wake.tv_sec++;
+			wake.tv_nsec -= 1000 * 1000 * 1000;
+		}
+		if (fw_thread_sleep_until(&decay, &wake))
+			goto stop;
+	}
+	start_time = time(NULL);
 
 	/* Deadlines are on the monotonic clock: a wall clock set back must
 	 * not stall the passes. */
