@@ -24,7 +24,8 @@
 # Lanes 3 and 4 were the two shortest (about 250 and 135 s); with these
 # additions every lane takes 6 to 8 minutes, so the run's wall time, its
 # longest lane's, grows by a minute at most. Lane 2 was then the shortest
-# (about 225 s); with freshness it takes about 8 minutes too.
+# (about 225 s); with freshness it took 338 to 396 s in the runs of
+# 2026-11-27, under the longest lane (parity, about 440 s).
 # The plugin for RELEASE is $FAIRWAY_RELEASE_PLUGINS/RELEASE/
 # priority_fairway.so (test/compile_matrix.sh with FAIRWAY_COMPILE_KEEP);
 # the fairway tool for it is linked first (test/release_tool.sh, FW_TOOL);
