@@ -5,7 +5,7 @@
 # Slurm's private headers (src/...): only Slurm's public API (slurm/*.h,
 # used by the tool's libslurm client) is written to be included from C++.
 # It also fails when the code that includes Slurm's headers, where every
-# release difference lives, grows past its budget of 3,150 lines (3,145
+# release difference lives, grows past its budget of 3,180 lines (3,176
 # on 2026-11-27, as clang-format writes them; doc/architecture.md gives
 # it per file and says why it is what it is). The budget was 2,700 until
 # jobs.c was split into job_find.c, job_gather.c and job_store.c, each with
@@ -24,7 +24,10 @@
 # on change (issue 47) needed to read what no callback reports:
 # changes.c, 143 lines, a fingerprint of partitions, associations and QOS
 # and sdiag's counters (the thread that compares them includes no Slurm
-# header). Code that needs no Slurm type
+# header). It was 3,150 until one pass table replaced two (issue 46's
+# memory): the gather writes the table sprio reads, so both take the
+# table lock (job_find.c, job_gather.c, sprio.c: 31 lines). Code that
+# needs no Slurm type
 # belongs in the core or behind fw_host.h, and a new release's
 # differences must not double it unseen. A header that declares functions
 # taking Slurm's types under #ifdef FW_SLURM_AT_LEAST (fw_plugin.h's, so
@@ -44,7 +47,7 @@ for f in $(cd "$top" && find src tool plugins test bench -type f \( -name '*.c' 
   fi
 done
 lines=$(cd "$top/plugins/priority/fairway" && grep -lE "$slurm_include|include \"fw_plugin.h\"|ifdef FW_SLURM_AT_LEAST" *.c *.h | xargs cat | wc -l)
-budget=3150
+budget=3180
 if [ "$lines" -gt "$budget" ]; then
   echo "FAIL: the files that include Slurm headers hold $lines lines, over the budget of $budget (test/boundary_is_c.sh, doc/architecture.md)"
   status=1

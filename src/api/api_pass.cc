@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The decay pass's protocol (fw_pass_*): the ids of the job records the
 // boundary finds (job_roster.h), every eligible job computed under the
-// read locks into the table being built, the jobs whose priority changed
-// stored a slice at a time under the job write lock, then the tables
-// swapped. The table sprio reads is api_pass_table.h's. The boundary
-// walks Slurm's structures, keeps their addresses and takes the locks;
-// the numbers kept from pass to pass are here.
+// read locks, the jobs whose priority changed stored a slice at a time
+// under the job write lock. The table sprio reads is api_pass_table.h's,
+// and there is one: the gather writes the jobs whose priority did not
+// change into it in place, and keeps the others aside until the store
+// writes their priority. The boundary walks Slurm's structures, keeps
+// their addresses and takes the locks; the numbers kept from pass to pass
+// are here.
 #include <algorithm>
 #include <vector>
 
@@ -21,13 +23,16 @@ namespace fairway::api {
 namespace {
 
 // A job whose new priority differs from job->priority or priority_array:
-// the store writes it, after the boundary checked that the job did not
-// change meanwhile (the stamp it wrote where fw_pass_add said). 16 bytes:
-// the job id is job_ids[position]; no Slurm address is kept.
-struct ChangedJob {
-  uint32_t position = 0;      // in building.records
+// its new record waits here until the store writes it, after the boundary
+// checked that the job did not change meanwhile (the stamp it wrote where
+// fw_pass_add said). Until then the table keeps the job's previous record,
+// which agrees with the priority the job still has.
+struct PendingJob {
+  uint32_t position = 0;      // of the job's record in the table
   uint32_t record_index = 0;  // the boundary's, for its prefetches
   uint64_t stamp = 0;         // the boundary's, handed back
+  uint32_t partition_offset = 0, partition_count = 0;  // in pending_partitions
+  PassRecord record;
 };
 
 // The store takes the job write lock once per this many changed jobs (0.1 to
@@ -41,30 +46,32 @@ constexpr size_t kStoredJobsPerHold = 1000;
 // of the job half as far ahead (found by id, under the write lock).
 constexpr size_t kPrefetchStoresAhead = 8;
 constexpr uint32_t kNoItem = UINT32_MAX;
+// A gather that did not reach this many records (jobs that started, ended
+// or became ineligible), and at least a sixteenth of the table, compacts
+// it; fewer stay as unpublished holes.
+constexpr size_t kMinHolesToCompact = 1024;
 
 }  // namespace
 }  // namespace fairway::api
 
-// What a pass keeps between passes: the table sprio reads, the one the
-// next pass fills, and the scratch arrays, all reused pass after pass.
+// What a pass keeps between passes: the table sprio reads, and the
+// scratch arrays, reused pass after pass.
 struct fw_pass {
-  fairway::api::PassTable building;   // the decay thread's own; stale between passes
-  fairway::api::PassTable published;  // read under the job read lock, changed under the write lock
-  fairway::PageVector<fairway::api::ChangedJob> changed;  // building's jobs the store will write
+  // Read by sprio under the job read lock and the boundary's table lock;
+  // the gather writes it under the same table lock, the store and
+  // fw_pass_forget under the job write lock.
+  fairway::api::PassTable table;
+  // The changed jobs of the pass under way, their TRES factors
+  // (tres_columns.size() each) and partition priorities.
+  fairway::PageVector<fairway::api::PendingJob> pending;
+  fairway::PageVector<double> pending_tres;
+  std::vector<uint32_t> pending_partitions;
   // The ids of job_list's records in list order (the boundary keeps the
   // records), for the next pass to find them by id rather than walk the
   // list.
   fairway::JobRoster roster;
-  fairway::PageVector<uint32_t> job_ids;  // building.records[i]'s job id (index, store)
-  // Jobs priority_p_set stored while a pass was computing: their new
-  // factors replace the pass's.
-  std::vector<uint32_t> set_during_pass;
   bool pass_in_progress = false;
-  // Set under the job write lock once the store has begun: from then until
-  // the tables are swapped, sprio reads `building` for the jobs already
-  // stored (and those whose priority did not change), `published` for the
-  // others, so that factors and job->priority always agree.
-  bool storing = false;
+  bool storing = false;  // the store has begun (under the job write lock)
   // Until a pass has stored every job's factors once, every job counts as
   // changed: a restarted slurmctld's job records keep their priority but
   // start with prio_factors at 0 (_create_job_record), and job_limits_check
@@ -73,11 +80,18 @@ struct fw_pass {
   // multifactor stores every job's factors every pass.
   bool factors_stored_once = false;
   bool slice_open = false;
-  size_t next_to_store = 0;  // in changed
-  size_t slice_end = 0;      // in changed: the open slice's end
-  // building.records position of the item fw_pass_store_next last
-  // returned, until the next call retires it (kNoItem: none).
+  size_t next_to_store = 0;  // in pending
+  size_t slice_end = 0;      // in pending: the open slice's end
+  // pending's item fw_pass_store_next last returned, until the next call
+  // retires it (kNoItem: none).
   uint32_t current_item = fairway::api::kNoItem;
+  // The gather under way: the table position after the last job's (jobs
+  // come in the order of the last pass, so this is usually the next
+  // one's), how many records it reached, how many it appended.
+  size_t cursor = 0;
+  size_t reached = 0;
+  size_t appended = 0;
+  std::vector<uint32_t> remap;  // compaction's scratch
   // The pass under way.
   fw_config_t* config = nullptr;  // a reference, dropped at the next begin
   fairway::ClusterInputs cluster;
@@ -87,6 +101,7 @@ struct fw_pass {
   fairway::JobInputs inputs;        // scratch for one job (general path)
   fairway::JobPriority result;      // scratch for one job (general path)
   fairway::FlatResult flat_result;  // scratch for one job (single partition)
+  std::vector<double> job_tres;     // scratch: one job's weighted TRES
 };
 
 namespace fairway::api {
@@ -105,8 +120,8 @@ void FillRecord(const Factors& weighted, uint32_t priority, bool clamped, PassRe
 
 // Whether storing the result would change what the scheduler reads: the
 // job's priority (stored: INCR_ONLY applied) or a partition's entry in
-// priority_array. (The factors sprio shows are served from the pass's
-// table, see fw_pass_factors.)
+// priority_array. (The factors sprio shows are served from the table, see
+// fw_pass_factors.)
 bool PriorityChanged(const fw_job_input_t& job, uint32_t stored, const JobPriority& result) {
   if (stored != job.priority) return true;
   if (PriorityCount(job) && !result.partition_priorities.empty()) {
@@ -118,82 +133,163 @@ bool PriorityChanged(const fw_job_input_t& job, uint32_t stored, const JobPriori
   return false;
 }
 
-// Appends a record for the job to the table being built and returns it,
-// for the caller to fill in place. Only a job the store will touch (its
-// priority changed) is noted, for the boundary's stamp. In place, not
-// built on the stack and copied: the copy's 16-byte loads cannot take
-// their data from the smaller stores that built it, so each waited until
-// every older store had reached the cache, and the table's stores go to
-// lines a pass ago long evicted (perf: the hottest instruction of the
-// pass).
-PassRecord& AppendRecord(const fw_job_input_t& job, bool priority_changed, fw_pass* b) {
-  PassRecord& r = b->building.records.emplace_back();
-  if (priority_changed || !b->factors_stored_once) {
-    b->changed.push_back(ChangedJob{static_cast<uint32_t>(b->building.records.size() - 1),
-                                    job.record_index, 0});
-    r.awaiting_store = true;
+// The table position of job_id's record, appending one (unpublished) for
+// a job the table does not hold.
+uint32_t PositionOf(fw_pass* b, uint32_t job_id) {
+  PassTable& t = b->table;
+  uint32_t position = JobIndex::kNotFound;
+  if (b->cursor < t.job_ids.size() && t.job_ids[b->cursor] == job_id) {
+    position = static_cast<uint32_t>(b->cursor);
+  } else {
+    position = t.index.Find(job_id);
   }
-  b->job_ids.push_back(job.job_id);
-  return r;
+  if (position == JobIndex::kNotFound || position >= t.records.size()) {
+    position = static_cast<uint32_t>(t.records.size());
+    t.records.emplace_back();
+    t.job_ids.push_back(job_id);
+    t.tres.resize(t.tres.size() + t.tres_columns.size());
+    ++b->appended;
+  }
+  b->cursor = position + 1;
+  return position;
 }
 
-// Computes the job into the table; returns its stamp's place when the
-// store will visit it (fw_pass_add).
+// Where a computed job's results go: its table record (its priority did
+// not change: sprio may show the new factors at once), or a pending entry
+// the store will write.
+struct Destination {
+  PassRecord* record;
+  double* tres;
+  PendingJob* pending;  // null: the table
+};
+
+Destination Place(fw_pass* b, const fw_job_input_t& job, bool priority_changed) {
+  PassTable& t = b->table;
+  const size_t stride = t.tres_columns.size();
+  const uint32_t position = PositionOf(b, job.job_id);
+  PassRecord& r = t.records[position];
+  r.seen = t.parity;
+  r.forgotten = false;
+  ++b->reached;
+  if (priority_changed || !b->factors_stored_once) {
+    PendingJob& p = b->pending.emplace_back();
+    p.position = position;
+    p.record_index = job.record_index;
+    const size_t tres_at = b->pending_tres.size();
+    b->pending_tres.resize(tres_at + stride);
+    return Destination{&p.record, b->pending_tres.data() + tres_at, &p};
+  }
+  r.published = true;
+  return Destination{&r, t.tres.data() + position * stride, nullptr};
+}
+
+// Computes the job into the table or pending; returns its stamp's place
+// when the store will visit it (fw_pass_add).
 uint64_t* Add(fw_pass* b, const fw_job_input_t& job, const fw_partition_input_t* partitions) {
   const fw_config& config = *b->config;
   const Params& params = config.params;
-  PassTable& t = b->building;
-  const size_t tres_stride = t.tres_columns.size();
+  PassTable& t = b->table;
+  const size_t stride = t.tres_columns.size();
+  ++b->stats.computed;
   // Single-partition jobs (nearly all) are computed on the boundary's
-  // record itself: no vectors to fill, only the weighted TRES, written
-  // straight into the table. It gives the general path's results bit for
-  // bit (flat_priority.h). A job with several QOS has one priority per
-  // (partition, QOS) pair: the general path.
+  // record itself: no vectors to fill. It gives the general path's results
+  // bit for bit (flat_priority.h). A job with several QOS has one priority
+  // per (partition, QOS) pair: the general path.
   if (!job.partition_list && !job.qos_list) {
     const fw_partition_input_t* part =
         partitions && job.partition != FW_NO_PARTITION ? &partitions[job.partition] : nullptr;
-    const size_t tres_at = t.tres.size();
-    t.tres.resize(tres_at + tres_stride);
     ComputeFlatPriority(job, part, b->flat_weights, b->cluster, b->now, &b->flat_result,
-                        t.tres.data() + tres_at);
+                        b->job_tres.data());
     const FlatResult& f = b->flat_result;
     const uint32_t stored = PriorityAfterIncrOnly(f.priority, job.priority, params);
-    PassRecord& r = AppendRecord(job, stored != job.priority, b);
-    FillRecord(f, stored, f.clamped, &r);
-    return r.awaiting_store ? &b->changed.back().stamp : nullptr;
+    const Destination d = Place(b, job, stored != job.priority);
+    FillRecord(f, stored, f.clamped, d.record);
+    d.record->multi_partition = false;
+    std::copy_n(b->job_tres.data(), stride, d.tres);
+    return d.pending ? &d.pending->stamp : nullptr;
   }
   JobInputsFrom(config, job, partitions, &b->inputs);
   ComputeJobPriorityInto(b->inputs, params, b->cluster, b->now, &b->result);
   const std::vector<double>& weighted_tres = b->result.weighted.tres;
-  for (uint32_t column : t.tres_columns) {
-    t.tres.push_back(column < weighted_tres.size() ? weighted_tres[column] : 0.0);
-  }
-  const size_t position = t.records.size();
   const uint32_t stored = PriorityAfterIncrOnly(b->result.priority, job.priority, params);
-  PassRecord& r = AppendRecord(job, PriorityChanged(job, stored, b->result), b);
-  FillRecord(b->result.weighted, stored, b->result.clamped, &r);
-  if (!b->result.partition_priorities.empty()) {
-    r.multi_partition = true;
-    t.partition_slices.push_back(
-        PartitionSlice{static_cast<uint32_t>(position),
-                       static_cast<uint32_t>(t.partition_priorities.size()),
-                       static_cast<uint32_t>(b->result.partition_priorities.size())});
-    t.partition_priorities.insert(t.partition_priorities.end(),
-                                  b->result.partition_priorities.begin(),
-                                  b->result.partition_priorities.end());
+  const Destination d = Place(b, job, PriorityChanged(job, stored, b->result));
+  FillRecord(b->result.weighted, stored, b->result.clamped, d.record);
+  for (size_t k = 0; k < stride; ++k) {
+    const uint32_t column = t.tres_columns[k];
+    d.tres[k] = column < weighted_tres.size() ? weighted_tres[column] : 0.0;
   }
-  return r.awaiting_store ? &b->changed.back().stamp : nullptr;
+  const std::vector<uint32_t>& priorities = b->result.partition_priorities;
+  d.record->multi_partition = !priorities.empty();
+  if (!priorities.empty()) {
+    const uint32_t count = static_cast<uint32_t>(priorities.size());
+    if (d.pending) {
+      d.pending->partition_offset = static_cast<uint32_t>(b->pending_partitions.size());
+      d.pending->partition_count = count;
+      b->pending_partitions.insert(b->pending_partitions.end(), priorities.begin(),
+                                   priorities.end());
+    } else {
+      SetPartitionPriorities(&t, static_cast<uint32_t>(d.record - t.records.data()),
+                             priorities.data(), count);
+    }
+  }
+  return d.pending ? &d.pending->stamp : nullptr;
+}
+
+// Writes a stored pending job into the table, for sprio.
+void Publish(fw_pass* b, const PendingJob& p) {
+  PassTable& t = b->table;
+  const size_t stride = t.tres_columns.size();
+  PassRecord& r = t.records[p.position];
+  const bool seen = r.seen;
+  r = p.record;
+  r.seen = seen;
+  r.published = true;
+  r.forgotten = false;
+  const size_t pending_index = static_cast<size_t>(&p - b->pending.data());
+  std::copy_n(b->pending_tres.data() + pending_index * stride, stride,
+              t.tres.data() + p.position * stride);
+  if (p.record.multi_partition) {
+    SetPartitionPriorities(&t, p.position, b->pending_partitions.data() + p.partition_offset,
+                           p.partition_count);
+  }
 }
 
 // The item fw_pass_store_next returned last is done with: stored, or not
 // (gone, ineligible, recomputed: the job's own factors are newer).
 void Retire(fw_pass* b, bool stored) {
   if (b->current_item == kNoItem) return;
-  if (!stored) {
-    b->building.records[b->current_item].published = false;
-    ++b->stats.recomputed;
+  const PendingJob& p = b->pending[b->current_item];
+  PassRecord& r = b->table.records[p.position];
+  if (stored && !r.forgotten) {
+    Publish(b, p);
+  } else {
+    r.published = false;
+    if (!stored) ++b->stats.recomputed;
   }
   b->current_item = kNoItem;
+}
+
+// After the gather: the records it did not reach are no longer any job's
+// current factors; many of them are dropped. The index then covers the
+// appended records too.
+void EndGather(fw_pass* b) {
+  PassTable& t = b->table;
+  size_t holes = 0;
+  if (b->reached < t.records.size()) {
+    for (PassRecord& r : t.records) {
+      if (r.seen != t.parity) {
+        r.published = false;
+        ++holes;
+      }
+    }
+  }
+  if (holes >= std::max(kMinHolesToCompact, t.records.size() / 16)) {
+    CompactTable(&t, &b->remap);
+    for (PendingJob& p : b->pending) p.position = b->remap[p.position];
+  } else if (b->appended) {
+    t.index.Assign(t.job_ids.data(), t.job_ids.size());
+  }
+  b->stats.stored = b->pending.size();
 }
 
 }  // namespace
@@ -278,29 +374,35 @@ void fw_pass_begin(fw_pass_t* pass, const fw_config_t* config, const fw_cluster_
     b.cluster = ClusterInputs{cluster ? cluster->cluster_cpus : 0,
                               cluster ? cluster->node_count : 0};
     b.now = now;
-    api::PassTable& t = b.building;
-    t.records.clear();
-    t.tres.clear();
-    b.changed.clear();
-    b.job_ids.clear();
-    t.partition_priorities.clear();
-    t.partition_slices.clear();
-    t.tres_cnt = static_cast<uint32_t>(config->params.weight_tres.size());
-    t.tres_columns = config->weighted_tres;
-    b.set_during_pass.clear();
+    api::PassTable& t = b.table;
+    const uint32_t tres_cnt = static_cast<uint32_t>(config->params.weight_tres.size());
+    if (t.tres_columns != config->weighted_tres || t.tres_cnt != tres_cnt) {
+      // Other TRES weights: the records' TRES factors no longer line up.
+      // Every job is appended anew; until then sprio reads the jobs' own.
+      api::ClearTable(&t);
+      t.tres_columns = config->weighted_tres;
+      t.tres_cnt = tres_cnt;
+    }
+    t.parity = !t.parity;
+    b.pending.clear();
+    b.pending_tres.clear();
+    b.pending_partitions.clear();
     b.pass_in_progress = true;
     b.storing = false;
     b.slice_open = false;
     b.next_to_store = 0;
     b.current_item = api::kNoItem;
+    b.cursor = 0;
+    b.reached = 0;
+    b.appended = 0;
     b.stats = fw_pass_stats_t{};
-    // Sized once for the whole queue: growing by doubling would map and
+    b.job_tres.assign(t.tres_columns.size(), 0.0);
+    // Room for the whole queue at once: growing by doubling would map and
     // copy every size on the way.
     const size_t job_count = b.roster.ids().size();
-    ReserveReusing(&t.records, job_count);
-    ReserveReusing(&b.job_ids, job_count);
-    ReserveReusing(&t.tres, job_count * t.tres_columns.size());
-    ReleaseIfOversized(&b.changed, job_count);  // grows as needed
+    t.records.reserve(job_count);
+    t.job_ids.reserve(job_count);
+    t.tres.reserve(job_count * t.tres_columns.size());
     BuildFlatWeights(config->params, config->weighted_tres, api::CountedTres(*config),
                      &b.flat_weights);
   } catch (...) {
@@ -322,13 +424,12 @@ uint64_t* fw_pass_add(fw_pass_t* pass, const fw_job_input_t* job,
 void fw_pass_end_gather(fw_pass_t* pass) {
   if (!pass) return;
   try {
-    pass->building.index.Assign(pass->job_ids.data(), pass->job_ids.size());
-    pass->stats.computed = pass->building.records.size();
-    pass->stats.stored = pass->changed.size();
+    api::EndGather(pass);
   } catch (...) {
-    // Without an index no job is found in the table: sprio falls back to
-    // the jobs' own factors.
-    pass->building.index.Assign(nullptr, 0);
+    // Without a table no job is found in it: sprio falls back to the
+    // jobs' own factors, and the store to nothing.
+    api::ClearTable(&pass->table);
+    pass->pending.clear();
     ReportException(pass->config, "fw_pass_end_gather");
   }
 }
@@ -336,40 +437,35 @@ void fw_pass_end_gather(fw_pass_t* pass) {
 bool fw_pass_store_next(fw_pass_t* pass, bool previous_stored, fw_store_item_t* item) {
   if (!pass || !item || !pass->pass_in_progress) return false;
   fw_pass& b = *pass;
-  api::PassTable& t = b.building;
-  if (!b.storing) {
-    b.storing = true;
-    for (uint32_t job_id : b.set_during_pass) {
-      const uint32_t position = t.index.Find(job_id);
-      if (position != JobIndex::kNotFound) t.records[position].published = false;
-    }
-    b.set_during_pass.clear();
-  }
+  b.storing = true;
   if (!b.slice_open) {
     b.slice_open = true;
     b.current_item = api::kNoItem;  // a slice's first call retires nothing
-    b.slice_end = std::min(b.next_to_store + api::kStoredJobsPerHold, b.changed.size());
+    b.slice_end = std::min(b.next_to_store + api::kStoredJobsPerHold, b.pending.size());
   }
   api::Retire(&b, previous_stored);
   if (b.next_to_store >= b.slice_end) return false;
-  const api::ChangedJob& changed = b.changed[b.next_to_store];
-  api::PassRecord& r = t.records[changed.position];
-  r.awaiting_store = false;
-  b.current_item = changed.position;
+  const api::PendingJob& p = b.pending[b.next_to_store];
+  b.current_item = static_cast<uint32_t>(b.next_to_store);
   *item = fw_store_item_t{};
-  item->job_id = b.job_ids[changed.position];
-  item->stamp = changed.stamp;
-  api::StoredOf(r, t, &item->factors);
+  item->job_id = b.table.job_ids[p.position];
+  item->stamp = p.stamp;
   // The store writes no TRES into the job (sprio reads the table's).
-  item->factors.tres = nullptr;
-  item->factors.tres_cnt = 0;
-  item->factors.tres_columns = nullptr;
-  item->factors.tres_values = 0;
+  fw_factors_t& f = item->factors;
+  terms::CopyScalarFactors(p.record, &f);
+  f.site = p.record.site;
+  f.nice = p.record.nice;
+  f.priority = p.record.priority;
+  f.clamped = p.record.clamped;
+  if (p.record.multi_partition) {
+    f.partition_priorities = b.pending_partitions.data() + p.partition_offset;
+    f.partition_count = p.partition_count;
+  }
   item->ahead_record_index = UINT32_MAX;
   const size_t ahead = b.next_to_store + api::kPrefetchStoresAhead;
-  if (ahead < b.slice_end) item->ahead_record_index = b.changed[ahead].record_index;
+  if (ahead < b.slice_end) item->ahead_record_index = b.pending[ahead].record_index;
   const size_t near = b.next_to_store + api::kPrefetchStoresAhead / 2;
-  if (near < b.slice_end) item->ahead_job_id = b.job_ids[b.changed[near].position];
+  if (near < b.slice_end) item->ahead_job_id = b.table.job_ids[b.pending[near].position];
   ++b.next_to_store;
   return true;
 }
@@ -382,7 +478,9 @@ void fw_pass_store_recompute(fw_pass_t* pass, const fw_job_input_t* job,
   if (!pass || !job || !pass->config) return;
   fw_pass& b = *pass;
   // Whatever happens below, the table no longer holds the job's factors.
-  if (b.current_item != api::kNoItem) b.building.records[b.current_item].published = false;
+  if (b.current_item != api::kNoItem) {
+    b.table.records[b.pending[b.current_item].position].published = false;
+  }
   try {
     api::JobInputsFrom(*b.config, *job, partitions, &b.inputs);
     const ClusterInputs c{cluster ? cluster->cluster_cpus : 0, cluster ? cluster->node_count : 0};
@@ -412,21 +510,23 @@ bool fw_pass_store_end_slice(fw_pass_t* pass) {
   b.slice_open = false;
   b.current_item = api::kNoItem;
   if (!b.pass_in_progress) return true;
-  if (b.next_to_store < b.changed.size()) return false;
+  if (b.next_to_store < b.pending.size()) return false;
   // Needed only from the gather to the end of the store. After a restart
   // every pending job changes once; a list that large is given back rather
   // than kept for passes that change a few slices' worth. Kept up to a
-  // quarter of the queue: a steady pass changes about a tenth, and a list
-  // given back after every pass was mapped, grown by doubling and
-  // unmapped again every pass.
-  b.changed.clear();
-  ReleaseIfOversized(&b.changed,
-                     std::max(api::kStoredJobsPerHold, b.building.records.size() / 4));
+  // thirty-second of the queue (about 3 bytes per job), so that steady
+  // passes, which change a few percent, reuse it.
+  const size_t kept = std::max(api::kStoredJobsPerHold, b.table.records.size() / 32);
+  b.pending.clear();
+  b.pending_tres.clear();
+  b.pending_partitions.clear();
+  ReleaseIfOversized(&b.pending, kept);
+  ReleaseIfOversized(&b.pending_tres, kept * b.table.tres_columns.size());
+  ReleaseIfOversized(&b.pending_partitions, kept);
   b.next_to_store = 0;
   b.storing = false;
   b.pass_in_progress = false;
   b.factors_stored_once = true;
-  std::swap(b.building, b.published);
   return true;
 }
 
@@ -437,25 +537,16 @@ void fw_pass_stats(const fw_pass_t* pass, fw_pass_stats_t* stats) {
 
 bool fw_pass_factors(const fw_pass_t* pass, uint32_t job_id, fw_factors_t* out) {
   if (!pass || !out) return false;
-  return api::TableFactors(pass->published, pass->storing ? &pass->building : nullptr, job_id,
-                           out);
+  return api::TableFactors(pass->table, job_id, out);
 }
 
 void fw_pass_forget(fw_pass_t* pass, uint32_t job_id) {
   if (!pass) return;
-  fw_pass& b = *pass;
-  try {
-    if (b.storing) {
-      const uint32_t position = b.building.index.Find(job_id);
-      if (position != JobIndex::kNotFound) b.building.records[position].published = false;
-    } else if (b.pass_in_progress) {
-      b.set_during_pass.push_back(job_id);
-    }
-  } catch (...) {
-    ReportException(b.config, "fw_pass_forget");
-  }
-  const uint32_t position = b.published.index.Find(job_id);
-  if (position != JobIndex::kNotFound) b.published.records[position].published = false;
+  api::PassTable& t = pass->table;
+  const uint32_t position = t.index.Find(job_id);
+  if (position == JobIndex::kNotFound || position >= t.records.size()) return;
+  t.records[position].published = false;
+  t.records[position].forgotten = true;
 }
 
 }  // extern "C"

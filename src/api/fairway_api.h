@@ -582,10 +582,13 @@ double fw_sprio_qos_row(const fw_config_t *config, const fw_qos_input_t *qos,
                         double job_weighted_qos);
 
 /* ======================================================================
- * The decay pass's job tables. One fw_pass_t lives as long as the plugin.
+ * The decay pass's job table. One fw_pass_t lives as long as the plugin.
  * Only the decay thread (or init without one) calls the functions that
  * change it, in the order of the pass; fw_pass_factors is called by sprio
- * under the job READ lock, fw_pass_forget under the job WRITE lock.
+ * under the job READ lock, fw_pass_forget under the job WRITE lock. The
+ * gather (fw_pass_begin, fw_pass_add, fw_pass_end_gather) writes the table
+ * sprio reads, both under the job READ lock: the caller excludes the one
+ * from the other with a lock of its own (the boundary's table lock).
  * ====================================================================== */
 typedef struct fw_pass fw_pass_t;
 fw_pass_t *fw_pass_create(void);
@@ -619,7 +622,10 @@ size_t fw_pass_jobs(const fw_pass_t *pass, const uint32_t **ids);
 
 /* Gathering and computing, under the job READ lock and the assoc and QOS
  * READ locks: begin, one fw_pass_add per eligible job (with details and
- * no operator-set priority), end. */
+ * no operator-set priority), end; none of them while fw_pass_factors runs
+ * or its results are read (the boundary's table lock, which the gather may
+ * release between two calls). A job whose priority does not change gets
+ * its new factors in the table at once; the others at the store. */
 void fw_pass_begin(fw_pass_t *pass, const fw_config_t *config, const fw_cluster_t *cluster,
                    int64_t now);
 /* Computes job into the table. partitions: the array job's indexes refer
@@ -668,8 +674,9 @@ bool fw_pass_store_next(fw_pass_t *pass, bool previous_stored, fw_store_item_t *
 void fw_pass_store_recompute(fw_pass_t *pass, const fw_job_input_t *job,
                              const fw_partition_input_t *partitions, const fw_cluster_t *cluster,
                              fw_factors_t *out, uint32_t *partition_out);
-/* True when every changed job is stored: the table is then published for
- * sprio. The pass's statistics, for its log line: fw_pass_stats. */
+/* True when every changed job is stored (and its factors are in the
+ * table for sprio). The pass's statistics, for its log line:
+ * fw_pass_stats. */
 bool fw_pass_store_end_slice(fw_pass_t *pass);
 
 typedef struct {
@@ -682,7 +689,10 @@ void fw_pass_stats(const fw_pass_t *pass, fw_pass_stats_t *stats);
 
 /* sprio: the factors the last pass computed for job_id, unless newer ones
  * were stored since; false otherwise (the caller reads job->prio_factors).
- * Requires the job READ lock; *out's pointers live until it is released. */
+ * Factors agree with job->priority: those of a job whose priority the
+ * pass changes are the new ones once the store wrote its priority.
+ * Requires the job READ lock and no gather under way (the boundary's table
+ * lock); *out's pointers live until either is released. */
 bool fw_pass_factors(const fw_pass_t *pass, uint32_t job_id, fw_factors_t *out);
 /* priority_p_set stored new factors for job_id: the pass's are no longer
  * the job's. Requires the job WRITE lock. */

@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Job priorities through the C interface against ComputeJobPriority, and a
-// whole decay pass's tables: finding the jobs, gathering, storing in
-// slices, sprio's lookups before and after the swap, and forgetting.
+// whole decay pass's table: finding the jobs, gathering, storing in
+// slices, sprio's lookups during and after the pass, and forgetting; then
+// generated sequences of passes against a model of what sprio must show.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <numeric>
+#include <optional>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -548,6 +552,178 @@ TEST(ApiPass, NoChangedJobFinishesAtOnce) {
   ASSERT_TRUE(fw_pass_factors(pass, 5, &looked));
   EXPECT_EQ(looked.priority, f.priority);
   fw_pass_destroy(pass);
+}
+
+
+// ---- the one table over generated passes --------------------------------------
+
+// One generated job: its record as the boundary fills it, its priority
+// array as the store left it, and what sprio must show for it (the model).
+struct ModelJob {
+  Job job;
+  uint32_t priority_array[3] = {0, 0, 0};
+  std::optional<JobPriority> shown;
+};
+
+void ExpectShown(fw_pass_t* pass, const std::map<uint32_t, ModelJob>& jobs,
+                 const std::vector<uint32_t>& gone, const char* when) {
+  SCOPED_TRACE(when);
+  fw_factors_t looked{};
+  for (const auto& [id, m] : jobs) {
+    SCOPED_TRACE("job " + std::to_string(id));
+    const bool found = fw_pass_factors(pass, id, &looked);
+    ASSERT_EQ(found, m.shown.has_value());
+    if (found) ExpectSameFactors(*m.shown, looked);
+  }
+  for (uint32_t id : gone) ASSERT_FALSE(fw_pass_factors(pass, id, &looked)) << "gone job " << id;
+}
+
+// Passes over a queue that grows, shrinks (in bursts that compact the
+// table), changes its jobs' nice and partitions (multi-partition jobs
+// whose partition count changes), is visited in list order or shuffled,
+// changes TRES weights, and has jobs forgotten, gone or changed before
+// the store: after the gather and after the store, sprio's factors for
+// every job are exactly the model's. The model: a job the gather did not
+// reach shows nothing; one whose priority did not change shows the new
+// factors at once; a changed one keeps its previous factors until the
+// store writes its priority (none after other TRES weights emptied the
+// table); forgotten, gone or recomputed jobs show nothing.
+TEST(ApiPass, OneTableMatchesTheModelOverGeneratedPasses) {
+  fw_config_input_t in_a = JobsInput();
+  fw_config_input_t in_b = JobsInput();
+  const double other_weights[kTresCnt] = {0, 0, 0, 0, 80};  // billing only
+  in_b.weight_tres = other_weights;
+  in_b.weight_tres_text = "billing=80";
+  ConfigHolder config_a(in_a), config_b(in_b);
+  const Params params_a = ParamsOf(in_a), params_b = ParamsOf(in_b);
+  const fw_cluster_t cluster{256, 16};
+  const fw_partition_input_t parts[] = {Partition(10, 1), Partition(60, 2), Partition(30, 1)};
+  const uint32_t two[] = {0, 1}, three[] = {0, 1, 2};
+  for (uint32_t seed : {1u, 2u, 3u}) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    std::mt19937 rng(seed);
+    auto chance = [&](double p) { return std::uniform_real_distribution<>(0, 1)(rng) < p; };
+    std::map<uint32_t, ModelJob> jobs;
+    std::vector<uint32_t> gone;
+    uint32_t next_id = 1000;
+    int64_t now = kNow;
+    bool use_b = false;
+    fw_pass_t* pass = fw_pass_create();
+    for (int round = 0; round < 40; ++round) {
+      SCOPED_TRACE("pass " + std::to_string(round));
+      // The queue changes: jobs end (a burst now and then), new ones come.
+      const double ends = round % 9 == 8 ? 0.5 : 0.05;
+      for (auto it = jobs.begin(); it != jobs.end();) {
+        if (chance(ends)) {
+          gone.push_back(it->first);
+          it = jobs.erase(it);
+        } else {
+          ++it;
+        }
+      }
+      const int arrivals = round == 0 ? 2500 : std::uniform_int_distribution<>(0, 700)(rng);
+      for (int k = 0; k < arrivals; ++k) {
+        ModelJob& m = jobs[next_id];
+        MakeJob(&m.job, next_id, next_id % 3 ? 0 : 1);
+        ++next_id;
+      }
+      for (auto& [id, m] : jobs) {
+        fw_job_input_t& j = m.job.in;
+        if (chance(0.05)) j.nice = FW_NICE_OFFSET + std::uniform_int_distribution<>(0, 50)(rng);
+        if (chance(0.03)) {
+          const int shape = std::uniform_int_distribution<>(0, 2)(rng);
+          j.partition_list = shape == 0 ? nullptr : shape == 1 ? two : three;
+          j.partition_count = shape == 0 ? 0 : shape == 1 ? 2 : 3;
+        }
+        j.priority_array = j.partition_list ? m.priority_array : nullptr;
+        j.record_index = id;
+      }
+      if (round % 13 == 12) {  // other TRES weights: the table starts again
+        use_b = !use_b;
+        for (auto& [id, m] : jobs) m.shown.reset();
+      }
+      const fw_config_t* config = use_b ? config_b.get() : config_a.get();
+      const Params& params = use_b ? params_b : params_a;
+      now += std::uniform_int_distribution<>(1, 900)(rng);
+      // Between passes priority_p_set stores new factors for a few jobs.
+      for (auto& [id, m] : jobs) {
+        if (chance(0.01)) {
+          fw_pass_forget(pass, id);
+          m.shown.reset();
+        }
+      }
+
+      // The gather, in list order or (now and then) another order.
+      std::vector<uint32_t> order;
+      for (const auto& [id, m] : jobs) order.push_back(id);
+      if (round % 5 == 4) std::shuffle(order.begin(), order.end(), rng);
+      std::map<uint32_t, JobPriority> computed;
+      fw_pass_begin(pass, config, &cluster, now);
+      for (uint32_t id : order) {
+        ModelJob& m = jobs[id];
+        const JobPriority e =
+            ComputeJobPriority(CoreInputs(m.job.in, parts), params, ClusterInputs{256, 16}, now);
+        uint64_t* stamp = fw_pass_add(pass, &m.job.in, parts);
+        bool array_changed = false;
+        for (size_t k = 0; k < e.partition_priorities.size(); ++k) {
+          array_changed |= m.priority_array[k] != e.partition_priorities[k];
+        }
+        const bool changed = round == 0 || e.priority != m.job.in.priority || array_changed;
+        ASSERT_EQ(stamp != nullptr, changed) << "job " << id;
+        if (stamp) *stamp = m.job.stamp;
+        if (!changed) m.shown = e;
+        computed.emplace(id, e);
+      }
+      fw_pass_end_gather(pass);
+      for (uint32_t id : gone) jobs.erase(id);
+      ExpectShown(pass, jobs, gone, "after the gather");
+      if (HasFatalFailure()) break;
+
+      // Before the store: a few more are set by priority_p_set.
+      std::vector<uint32_t> forgotten;
+      for (auto& [id, m] : jobs) {
+        if (chance(0.01)) {
+          fw_pass_forget(pass, id);
+          m.shown.reset();
+          forgotten.push_back(id);
+        }
+      }
+      // The store: a few jobs are gone by then or changed since the
+      // gather (recomputed: their own factors win).
+      bool finished = false;
+      while (!finished) {
+        fw_store_item_t item{};
+        bool stored = false;
+        while (fw_pass_store_next(pass, stored, &item)) {
+          ModelJob& m = jobs.at(item.job_id);
+          const JobPriority& e = computed.at(item.job_id);
+          const double fate = std::uniform_real_distribution<>(0, 1)(rng);
+          stored = fate >= 0.06;
+          if (fate < 0.03) {  // changed since the gather
+            fw_factors_t own{};
+            uint32_t own_partitions[3] = {0, 0, 0};
+            fw_pass_store_recompute(pass, &m.job.in, parts, &cluster, &own, own_partitions);
+          }
+          if (stored) {
+            m.job.in.priority = item.factors.priority;
+            ASSERT_EQ(item.factors.partition_count, e.partition_priorities.size());
+            std::copy_n(item.factors.partition_priorities, item.factors.partition_count,
+                        m.priority_array);
+            if (std::find(forgotten.begin(), forgotten.end(), item.job_id) == forgotten.end()) {
+              m.shown = e;
+            }
+          } else {
+            m.shown.reset();
+          }
+        }
+        finished = fw_pass_store_end_slice(pass);
+      }
+      ExpectShown(pass, jobs, gone, "after the store");
+      if (HasFatalFailure()) break;
+      if (gone.size() > 5000) gone.erase(gone.begin(), gone.begin() + 2500);
+    }
+    fw_pass_destroy(pass);
+  }
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 /* The pass's tables. The decay thread (or init) creates them, possibly
  * while sprio asks for them on an RPC thread: the pointer is atomic. */
 static fw_pass_t *pass_tables;
+static pthread_mutex_t table_mutex = PTHREAD_MUTEX_INITIALIZER;
 
 /* The records of the only thread that finds (the decay thread, or init
  * without one), kept from pass to pass: the roster's, in list order (the
@@ -38,6 +39,16 @@ fw_pass_t *fw_jobs_pass(void)
 	}
 	fw_pass_destroy(made); /* another thread made them first */
 	return pass;
+}
+
+void fw_jobs_table_lock(void)
+{
+	slurm_mutex_lock(&table_mutex);
+}
+
+void fw_jobs_table_unlock(void)
+{
+	slurm_mutex_unlock(&table_mutex);
 }
 
 /* ---- finding the records ---------------------------------------------------- */

@@ -12,6 +12,13 @@
 /* The pass's tables, created on first use (any thread: sprio may ask
  * first); never NULL. */
 fw_pass_t *fw_jobs_pass(void);
+/* The pass table's lock: the gather writes the table sprio reads while
+ * sprio reads it, both under job R. Taken last, after every Slurm lock;
+ * nothing is taken while it is held. The gather holds it for a few hundred
+ * jobs at a time; sprio for one job's factors (fw_pass_factors and the
+ * copy of what it points to). */
+void fw_jobs_table_lock(void);
+void fw_jobs_table_unlock(void);
 /* Requires job R. Finds job_list's records (by id, or by walking the list);
  * returns whether it walked (false without a job list: no records). The
  * records are valid while job R is held. Only the decay thread (or init

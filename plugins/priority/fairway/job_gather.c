@@ -21,6 +21,10 @@
  * allocations it points to. */
 #define RECORDS_AHEAD 16
 #define ALLOCATIONS_AHEAD 8
+/* The gather lets sprio in (releases the table lock) once per this many
+ * records: a sprio call then waits for a few hundred jobs, not for the
+ * whole queue. */
+#define RECORDS_PER_TABLE_HOLD 512
 
 /* The gather's cache (the decay thread's, or init's without one), kept
  * from pass to pass and emptied at each gather. */
@@ -293,8 +297,13 @@ void fw_jobs_gather(fw_held_t *held, fw_pass_t *pass, const fw_config_t *config,
 	const uint32_t *ids;
 	const size_t count = fw_jobs_found(pass, &records, &ids);
 	pass_partitions.count = pass_partitions.last_hit = 0;
+	fw_jobs_table_lock();
 	fw_pass_begin(pass, config, &cluster, now);
 	for (size_t i = 0; i < count; ++i) {
+		if (i % RECORDS_PER_TABLE_HOLD == RECORDS_PER_TABLE_HOLD - 1) {
+			fw_jobs_table_unlock();
+			fw_jobs_table_lock();
+		}
 		if (i + RECORDS_AHEAD < count)
 			fw_jobs_prefetch_record(records[i + RECORDS_AHEAD]);
 		if (i + ALLOCATIONS_AHEAD < count)
@@ -317,6 +326,7 @@ void fw_jobs_gather(fw_held_t *held, fw_pass_t *pass, const fw_config_t *config,
 			*stamp = fw_jobs_stamp(job);
 	}
 	fw_pass_end_gather(pass);
+	fw_jobs_table_unlock();
 }
 
 /* ---- sprio's partition rows, and fini ------------------------------------------------- */

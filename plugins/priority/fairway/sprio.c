@@ -157,9 +157,12 @@ static priority_factors_object_t *new_factors(const job_record_t *job,
 	priority_factors_object_t *o = new_row(true);
 	priority_factors_t *f = factors_of(o);
 	fw_factors_t from_pass;
-	if (fw_pass_factors(q->pass, job->job_id, &from_pass)) {
+	fw_jobs_table_lock(); /* the gather may be writing the table */
+	const bool in_table = fw_pass_factors(q->pass, job->job_id, &from_pass);
+	if (in_table)
 		fw_factors_fill(f, &from_pass, q->settings);
-	} else if (job->prio_factors) {
+	fw_jobs_table_unlock();
+	if (!in_table && job->prio_factors) {
 #if FW_SLURM_AT_LEAST(23, 2, 0)
 		slurm_copy_priority_factors(f, job->prio_factors);
 #else
