@@ -92,6 +92,7 @@ struct fw_pass {
   size_t reached = 0;
   size_t appended = 0;
   std::vector<uint32_t> remap;  // compaction's scratch
+  size_t last_pending = 0;      // the last pass's changed jobs
   // The pass under way.
   fw_config_t* config = nullptr;  // a reference, dropped at the next begin
   fairway::ClusterInputs cluster;
@@ -403,6 +404,13 @@ void fw_pass_begin(fw_pass_t* pass, const fw_config_t* config, const fw_cluster_
     t.records.reserve(job_count);
     t.job_ids.reserve(job_count);
     t.tres.reserve(job_count * t.tres_columns.size());
+    // The changed jobs' list, sized from the last pass (every job after a
+    // restart): grown by doubling, a pass that changes every job mapped,
+    // populated and copied each size on the way (bench-core ApiPass: 2.2
+    // against 1.4 ms at 20,000 jobs).
+    const size_t expected = b.factors_stored_once ? b.last_pending : job_count;
+    b.pending.reserve(expected);
+    b.pending_tres.reserve(expected * t.tres_columns.size());
     BuildFlatWeights(config->params, config->weighted_tres, api::CountedTres(*config),
                      &b.flat_weights);
   } catch (...) {
@@ -516,6 +524,7 @@ bool fw_pass_store_end_slice(fw_pass_t* pass) {
   // than kept for passes that change a few slices' worth. Kept up to a
   // thirty-second of the queue (about 3 bytes per job), so that steady
   // passes, which change a few percent, reuse it.
+  b.last_pending = b.pending.size();
   const size_t kept = std::max(api::kStoredJobsPerHold, b.table.records.size() / 32);
   b.pending.clear();
   b.pending_tres.clear();
