@@ -15,17 +15,19 @@
 #define IDS_AHEAD 8
 #define LOOKUPS_AHEAD 16
 
-/* The pass's tables. The decay thread (or init) creates them, possibly
+/* The pass's table. The decay thread (or init) creates it, possibly
  * while sprio asks for them on an RPC thread: the pointer is atomic. */
 static fw_pass_t *pass_tables;
 static pthread_mutex_t table_mutex = PTHREAD_MUTEX_INITIALIZER;
 
 /* The records of the only thread that finds (the decay thread, or init
  * without one), kept from pass to pass: the roster's, in list order (the
- * core keeps their ids), and a find's, swapped in when it succeeds. */
-static job_record_t **roster, **found;
+ * core keeps their ids). A find rewrites them in place (a record found
+ * goes to an index no higher than the one it is checked against), and
+ * the ids it found beside them. */
+static job_record_t **roster;
 static uint32_t *found_ids;
-static size_t roster_size, roster_count, found_size, found_ids_size;
+static size_t roster_size, roster_count, found_ids_size;
 
 fw_pass_t *fw_jobs_pass(void)
 {
@@ -89,7 +91,7 @@ static bool refind(fw_pass_t *pass, size_t expected)
 	uint32_t id;
 	if (!fw_pass_roster(pass, &ids, &known, &id) || known > roster_count)
 		return false;
-	FW_GROW(found, found_size, expected);
+	FW_GROW(roster, roster_size, expected);
 	FW_GROW(found_ids, found_ids_size, expected);
 	for (size_t i = 0; i < known; ++i) {
 		/* Only an address is computed from a record of the last pass
@@ -101,7 +103,7 @@ static bool refind(fw_pass_t *pass, size_t expected)
 			continue; /* purged since */
 		if (job != roster[i] || n == expected)
 			return false; /* another record under a known id */
-		found[n] = job;
+		roster[n] = job; /* n <= i: roster[i] is read already */
 		found_ids[n++] = ids[i];
 	}
 	const size_t first_new = n;
@@ -116,7 +118,7 @@ static bool refind(fw_pass_t *pass, size_t expected)
 		 * off. */
 		if (job->array_job_id)
 			return false;
-		found[n] = job;
+		roster[n] = job;
 		found_ids[n++] = last = id;
 	}
 	return fw_pass_refound(pass, found_ids, n, first_new, expected,
@@ -129,23 +131,17 @@ bool fw_jobs_find(fw_held_t *held, fw_pass_t *pass)
 		   false);
 	size_t count = job_list ? list_count(job_list) : 0;
 	const bool walk = !job_list || !refind(pass, count);
-	if (walk) {
-		count = fw_jobs_walk(held, &found, &found_size);
+	if (walk) { /* a failed find left the roster half rewritten */
+		count = fw_jobs_walk(held, &roster, &roster_size);
 		FW_GROW(found_ids, found_ids_size, count);
 		for (size_t i = 0; i < count; ++i) {
 			if (i + IDS_AHEAD < count)
-				FW_PREFETCH(&found[i + IDS_AHEAD]->job_id);
-			found_ids[i] = found[i]->job_id;
+				FW_PREFETCH(&roster[i + IDS_AHEAD]->job_id);
+			found_ids[i] = roster[i]->job_id;
 		}
 		fw_pass_assign_walked(pass, found_ids, count);
 	}
-	job_record_t **kept = roster; /* the find's records are the roster's */
-	const size_t kept_size = roster_size;
-	roster = found;
-	roster_size = found_size;
 	roster_count = count;
-	found = kept;
-	found_size = kept_size;
 	return walk && job_list;
 }
 
@@ -164,7 +160,6 @@ void fw_jobs_release(void)
 	if (pass)
 		fw_pass_destroy(pass);
 	xfree(roster);
-	xfree(found);
 	xfree(found_ids);
-	roster_size = roster_count = found_size = found_ids_size = 0;
+	roster_size = roster_count = found_ids_size = 0;
 }
