@@ -154,7 +154,7 @@ void ExpectSameFactors(const JobPriority& e, const fw_factors_t& f) {
   EXPECT_EQ(f.site, e.weighted.site);
   EXPECT_EQ(f.nice, e.weighted.nice);
   EXPECT_EQ(f.clamped, e.clamped);
-  // TRES: the whole array, or the weighted columns only (pass tables).
+  // TRES: the whole array, or the weighted columns only (the pass table).
   for (size_t i = 0; i < e.weighted.tres.size(); ++i) {
     double got = 0;
     if (f.tres_columns) {
@@ -388,8 +388,8 @@ TEST(ApiPass, FindsGathersStoresAndPublishes) {
     items += slice.size();
     if (slices == 1) {
       EXPECT_EQ(slice.size(), 1000u);
-      // Between slices: a stored job is served from the pass's table, one
-      // still awaiting its store from the last published table (none yet).
+      // Between slices: a stored job's new factors are in the table; one
+      // still awaiting its store keeps its previous ones (none yet).
       const uint32_t stored_id = slice[10].job_id;
       ASSERT_TRUE(fw_pass_factors(pass, stored_id, &looked));
       EXPECT_EQ(looked.priority, slice[10].factors.priority);
@@ -409,7 +409,7 @@ TEST(ApiPass, FindsGathersStoresAndPublishes) {
   EXPECT_EQ(stats.recomputed, 1u);
   EXPECT_EQ(fw_pass_store_next(pass, true, &item), false);  // the pass is over
 
-  // After the swap: sprio reads the table for every job but the
+  // After the store: sprio reads the table for every job but the
   // recomputed one.
   for (uint32_t i = 0; i < kJobs; ++i) {
     const bool found_factors = fw_pass_factors(pass, ids[i], &looked);
@@ -434,7 +434,7 @@ TEST(ApiPass, FindsGathersStoresAndPublishes) {
   for (uint32_t i = 0; i < kJobs; ++i) fw_pass_add(pass, &jobs[i].in, parts);
   fw_pass_forget(pass, ids[21]);
   fw_pass_end_gather(pass);
-  // Before the store sprio still reads the previous table.
+  // Before the store sprio still reads the changed jobs' previous factors.
   EXPECT_FALSE(fw_pass_factors(pass, ids[21], &looked));  // forgotten there too
   ASSERT_TRUE(fw_pass_factors(pass, ids[22], &looked));
   finished = false;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Finding job_list's records for a pass: by id, the last pass's records
  * and new ids above them, as the core's roster says (fw_pass_roster,
- * fw_pass_refound), or by walking the list; and the pass's tables, which
- * sprio reads. */
+ * fw_pass_refound), or by walking the list; and the pass's table, which
+ * sprio reads, with its lock. */
 #include "fw_plugin.h"
 
 #include "job_find.h"

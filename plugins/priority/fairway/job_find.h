@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* job_find.c: the pass's tables, and job_list's records found for a pass. */
+/* job_find.c: the pass's table and its lock, and job_list's records found
+ * for a pass. */
 #ifndef FAIRWAY_PLUGIN_JOB_FIND_H_
 #define FAIRWAY_PLUGIN_JOB_FIND_H_
 
@@ -9,7 +10,7 @@
 #include "api/fairway_api.h"
 #include "locks.h"
 
-/* The pass's tables, created on first use (any thread: sprio may ask
+/* The pass's table, created on first use (any thread: sprio may ask
  * first); never NULL. */
 fw_pass_t *fw_jobs_pass(void);
 /* The pass table's lock: the gather writes the table sprio reads while
@@ -24,7 +25,7 @@ void fw_jobs_table_unlock(void);
  * records are valid while job R is held. Only the decay thread (or init
  * without one) calls it. */
 bool fw_jobs_find(fw_held_t *held, fw_pass_t *pass);
-/* At fini, with the decay thread stopped: frees the pass's tables and the
+/* At fini, with the decay thread stopped: frees the pass's table and the
  * find's arrays. */
 void fw_jobs_release(void);
 
