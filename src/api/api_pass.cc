@@ -460,11 +460,7 @@ bool fw_pass_store_next(fw_pass_t* pass, bool previous_stored, fw_store_item_t* 
   item->stamp = p.stamp;
   // The store writes no TRES into the job (sprio reads the table's).
   fw_factors_t& f = item->factors;
-  terms::CopyScalarFactors(p.record, &f);
-  f.site = p.record.site;
-  f.nice = p.record.nice;
-  f.priority = p.record.priority;
-  f.clamped = p.record.clamped;
+  api::ScalarFactorsOf(p.record, &f);
   if (p.record.multi_partition) {
     f.partition_priorities = b.pending_partitions.data() + p.partition_offset;
     f.partition_count = p.partition_count;

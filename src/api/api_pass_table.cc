@@ -10,18 +10,26 @@
 namespace fairway::api {
 namespace {
 
-std::vector<PartitionSlice>::iterator SliceAt(PassTable* t, uint32_t position) {
-  return std::lower_bound(t->partition_slices.begin(), t->partition_slices.end(), position,
-                          [](const PartitionSlice& a, uint32_t p) { return a.position < p; });
+// The first slice at or after position in slices (sorted by position).
+template <typename Slices>
+auto SliceAt(Slices& slices, size_t position) {
+  return std::lower_bound(slices.begin(), slices.end(), position,
+                          [](const PartitionSlice& a, size_t p) { return a.position < p; });
 }
 
 }  // namespace
 
-void StoredOf(const PassRecord& r, const PassTable& t, fw_factors_t* s) {
-  *s = fw_factors_t{};
+void ScalarFactorsOf(const PassRecord& r, fw_factors_t* s) {
   terms::CopyScalarFactors(r, s);
   s->site = r.site;
   s->nice = r.nice;
+  s->priority = r.priority;
+  s->clamped = r.clamped;
+}
+
+void StoredOf(const PassRecord& r, const PassTable& t, fw_factors_t* s) {
+  *s = fw_factors_t{};
+  ScalarFactorsOf(r, s);
   const size_t position = static_cast<size_t>(&r - t.records.data());
   const size_t stride = t.tres_columns.size();
   s->tres_cnt = t.tres_cnt;
@@ -29,21 +37,17 @@ void StoredOf(const PassRecord& r, const PassTable& t, fw_factors_t* s) {
   s->tres_columns = t.tres_columns.data();
   s->tres_values = static_cast<uint32_t>(stride);
   if (r.multi_partition) {
-    const auto slice = std::lower_bound(
-        t.partition_slices.begin(), t.partition_slices.end(), position,
-        [](const PartitionSlice& a, size_t p) { return a.position < p; });
+    const auto slice = SliceAt(t.partition_slices, position);
     if (slice != t.partition_slices.end() && slice->position == position) {
       s->partition_priorities = &t.partition_priorities[slice->offset];
       s->partition_count = slice->count;
     }
   }
-  s->priority = r.priority;
-  s->clamped = r.clamped;
 }
 
 void SetPartitionPriorities(PassTable* t, uint32_t position, const uint32_t* values,
                             uint32_t count) {
-  auto slice = SliceAt(t, position);
+  auto slice = SliceAt(t->partition_slices, position);
   if (slice == t->partition_slices.end() || slice->position != position) {
     slice = t->partition_slices.insert(slice, PartitionSlice{position, 0, 0});
   }

@@ -70,6 +70,10 @@ struct PassTable {
   bool parity = false;  // PassRecord::seen of the records this gather reached
 };
 
+// The scalar factors, priority and clamp of r into *s (the rest of *s
+// untouched): what a record holds without its table.
+void ScalarFactorsOf(const PassRecord& r, fw_factors_t* s);
+
 // The factors of record r of table t, as fairway_api.h's fw_factors_t: the
 // TRES and partition priorities point into t (valid while t is unchanged).
 void StoredOf(const PassRecord& r, const PassTable& t, fw_factors_t* s);
