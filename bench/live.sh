@@ -398,6 +398,14 @@ for p in $PLUGINS; do
 done
 
 # ------------------------------------------------------------- report ---
+# What touching memory again costs here (bench/cold_pages.c): on a VM that
+# takes back pages left alone, every pass of either plugin pays it for the
+# job records it reads, and passes vary with it.
+if [ -x "$TOP/fairway_cold_pages" ]; then
+  COLD_PAGES=$("$TOP/fairway_cold_pages" 2>&1) || COLD_PAGES="fairway_cold_pages failed: $COLD_PAGES"
+else
+  COLD_PAGES="not measured (fairway_cold_pages is built by make bench)"
+fi
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 > 0 && a != "nan" && b != "nan") printf "%.3f", a / b; else print "n/a" }'; }
 row() {  # label key
   local m=${R[multifactor.$2]:-nan} f=${R[fairway.$2]:-nan}
@@ -412,6 +420,7 @@ report() {
   else
     echo "Slurm:    $(slurmctld -V 2>/dev/null), PriorityFlags=${PRIORITY_FLAGS:-}"
   fi
+  echo "Memory:   $COLD_PAGES"
   echo "Fairway:  $(git -C "$TOP" describe --always --dirty 2>/dev/null || echo unknown)"
   echo "Setup:    $N_ASSOCS associations (100 accounts in 3 levels, 1000 users + root in 75 leaf accounts),"
   echo "          ${R[multifactor.pending]:-?} / ${R[fairway.pending]:-?} pending jobs (node drained), PriorityCalcPeriod=1,"
