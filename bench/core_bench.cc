@@ -217,23 +217,9 @@ void BuildRecords(const std::vector<JobInputs>& jobs, size_t tres_cnt, Records* 
     s.job_id = static_cast<uint32_t>(i + 1);
     s.record_index = static_cast<uint32_t>(i);
     s.priority = 1;
-    s.nice = j.nice;
-    s.site_factor = j.site_factor;
-    s.time_limit_min = j.time_limit_min;
-    s.total_cpus = j.total_cpus;
-    s.min_nodes = j.min_nodes;
-    s.accrue_time = j.accrue_time;
-    s.max_cpus = j.max_cpus;
-    s.min_cpus = j.min_cpus;
+    s.scalars = j;  // the scalars as one struct
     s.tres_alloc = r->alloc[i].empty() ? nullptr : r->alloc[i].data();
     s.tres_req = r->req[i].empty() ? nullptr : r->req[i].data();
-    s.has_assoc = j.has_assoc;
-    s.assoc_priority = j.assoc_priority;
-    s.assoc_priority_norm = j.assoc_priority_norm;
-    s.fairshare_factor = j.fairshare_factor;
-    s.has_qos = j.has_qos;
-    s.qos_priority = j.qos_priority;
-    s.qos_norm_priority = j.qos_norm_priority;
     s.partition = job_part[i];
   }
 }

@@ -20,17 +20,18 @@ void ComputeFlatPriority(const fw_job_input_t& job, const fw_partition_input_t* 
                          FlatResult* out, double* tres) {
   const Params& params = *weights.params;
   bool had_nan = false;
-  const terms::ScalarFactors w = terms::WeightedFactors(
-      terms::UnweightedFactors(job, part, params, cluster.cluster_cpus, cluster.node_count, now),
-      params, &had_nan);
+  const terms::ScalarFactors w =
+      terms::WeightedFactors(terms::UnweightedFactors(job.scalars, part, params,
+                                                      cluster.cluster_cpus, cluster.node_count, now),
+                             params, &had_nan);
   out->age = w.age;
   out->assoc = w.assoc;
   out->fairshare = w.fairshare;
   out->job_size = w.job_size;
   out->partition = w.partition;
   out->qos = w.qos;
-  out->site = job.site_factor;
-  out->nice = job.nice;
+  out->site = job.scalars.site_factor;
+  out->nice = job.scalars.nice;
   // The TRES with no weight add +0.0 each to the general sum (every
   // factor is finite and non-negative): leaving them out changes nothing.
   // Only the first counted_tres entries of the arrays are slurmctld's.

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "api/fairway_api.h"
 #include "params.h"
 #include "slurm_values.h"
 
@@ -36,22 +37,29 @@ struct QosInputs {
   double norm_priority = 0;
 };
 
-struct JobInputs {
+// The core's defaults of a job's scalar inputs (fairway_api.h's
+// fw_job_scalars_t): nothing accrued, allocated or known of the
+// association and QOS; no max_cpus; one node; the partition's time limit;
+// site and nice 0 (biased by kNiceOffset).
+constexpr fw_job_scalars_t DefaultJobScalars() {
+  fw_job_scalars_t s{};
+  s.max_cpus = kNoVal;
+  s.min_nodes = 1;
+  s.time_limit_min = kNoVal;  // NO_VAL = the partition's MaxTime
+  s.site_factor = kNiceOffset;
+  s.nice = kNiceOffset;
+  return s;
+}
+
+// A job's inputs: its scalars (fw_job_scalars_t, read as in.nice,
+// in.accrue_time...; total_cpus is 0 until the job was allocated,
+// fairshare_factor the association's job factor in [0, 1]) and what holds
+// more than one number.
+struct JobInputs : fw_job_scalars_t {
+  JobInputs() : fw_job_scalars_t(DefaultJobScalars()) {}
+
   uint32_t job_id = 0;
   bool has_details = true;
-  int64_t accrue_time = 0;          // 0 = not accruing age
-  bool has_assoc = false;
-  double fairshare_factor = 0;      // the association's job factor in [0, 1]
-  uint32_t assoc_priority = 0;
-  double assoc_priority_norm = 0;
-  bool has_qos = false;
-  uint32_t qos_priority = 0;
-  double qos_norm_priority = 0;
-  uint32_t total_cpus = 0;          // 0 until the job was allocated
-  uint32_t max_cpus = kNoVal;
-  uint32_t min_cpus = 0;
-  uint32_t min_nodes = 1;
-  uint32_t time_limit_min = kNoVal;  // NO_VAL = the partition's MaxTime
   std::optional<PartitionInputs> partition;     // the job's current part_ptr
   std::vector<PartitionInputs> partition_list;  // multi-partition jobs, tier order
   // A job with several QOS, in the job's order (slurmctld sorts it by QOS
@@ -61,8 +69,6 @@ struct JobInputs {
   // The job's current entries (for INCR_ONLY), indexed as
   // partition_priorities.
   std::vector<uint32_t> previous_partition_priorities;
-  uint32_t site_factor = kNiceOffset;  // biased by kNiceOffset
-  uint32_t nice = kNiceOffset;         // biased by kNiceOffset
   std::vector<uint64_t> tres_alloc;    // empty = not allocated
   std::vector<uint64_t> tres_req;
 };

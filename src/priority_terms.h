@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "api/fairway_api.h"
 #include "params.h"
 #include "slurm_values.h"
 
@@ -35,11 +36,11 @@ struct JobSizeTerms {
   uint32_t partition_max_time_min = kNoVal;
 };
 
-// The job-size terms of a job's inputs (JobInputs or the boundary's
-// fw_job_input_t record: the same field names); the partition's time
-// limit only where it has one.
-template <typename Job>
-JobSizeTerms SizeTermsOf(const Job& job, bool has_partition, uint32_t partition_max_time_min) {
+// The job-size terms of a job's scalars (a JobInputs, or the boundary's
+// fw_job_input_t record's `scalars`); the partition's time limit only
+// where it has one.
+inline JobSizeTerms SizeTermsOf(const fw_job_scalars_t& job, bool has_partition,
+                                uint32_t partition_max_time_min) {
   JobSizeTerms t;
   t.total_cpus = job.total_cpus;
   t.max_cpus = job.max_cpus;
@@ -150,13 +151,14 @@ void CopyScalarFactors(const From& from, To* to) {
   to->qos = from.qos;
 }
 
-// The unweighted scalar factors of a job (JobInputs or fw_job_input_t: the
-// same field names) in its partition `part` (PartitionInputs or
-// fw_partition_input_t, nullptr for none): each 0 when its weight is 0, as
-// in Slurm.
-template <typename Job, typename Partition>
-ScalarFactors UnweightedFactors(const Job& job, const Partition* part, const Params& params,
-                                uint32_t cluster_cpus, uint32_t node_count, int64_t now) {
+// The unweighted scalar factors of a job's scalars (a JobInputs, or the
+// boundary's fw_job_input_t record's `scalars`) in its partition `part`
+// (PartitionInputs or fw_partition_input_t, nullptr for none): each 0 when
+// its weight is 0, as in Slurm.
+template <typename Partition>
+ScalarFactors UnweightedFactors(const fw_job_scalars_t& job, const Partition* part,
+                                const Params& params, uint32_t cluster_cpus, uint32_t node_count,
+                                int64_t now) {
   ScalarFactors f;
   f.age = AgeFactor(job.accrue_time, params, now);
   if (job.has_assoc && params.weight_fairshare) f.fairshare = job.fairshare_factor;

@@ -62,29 +62,27 @@ void JobInputsFrom(const fw_config& config, const fw_job_input_t& job,
                    const fw_partition_input_t* partitions, JobInputs* in) {
   in->job_id = job.job_id;
   in->has_details = true;
-  in->accrue_time = job.accrue_time;
-  in->has_assoc = job.has_assoc;
-  in->has_qos = job.has_qos;
-  in->total_cpus = job.total_cpus;
-  in->max_cpus = job.max_cpus;
-  in->min_cpus = job.min_cpus;
-  in->min_nodes = job.min_nodes;
-  in->time_limit_min = job.time_limit_min;
+  // The scalars as one struct; then the rule that differs from a copy:
+  // without an association (QOS) its numbers are 0, whatever the record
+  // holds.
+  static_cast<fw_job_scalars_t&>(*in) = job.scalars;
+  if (!job.scalars.has_assoc) {
+    in->fairshare_factor = 0;
+    in->assoc_priority = 0;
+    in->assoc_priority_norm = 0;
+  }
+  if (!job.scalars.has_qos) {
+    in->qos_priority = 0;
+    in->qos_norm_priority = 0;
+  }
   if (job.partition != FW_NO_PARTITION && partitions) {
     if (!in->partition) in->partition.emplace();
     FillPartition(partitions[job.partition], config, &*in->partition);
   } else {
     in->partition.reset();
   }
-  in->site_factor = job.site_factor;
-  in->nice = job.nice;
   AssignTres(job.tres_alloc, config, &in->tres_alloc);
   AssignTres(job.tres_req, config, &in->tres_req);
-  in->fairshare_factor = job.has_assoc ? job.fairshare_factor : 0;
-  in->assoc_priority = job.has_assoc ? job.assoc_priority : 0;
-  in->assoc_priority_norm = job.has_assoc ? job.assoc_priority_norm : 0;
-  in->qos_priority = job.has_qos ? job.qos_priority : 0;
-  in->qos_norm_priority = job.has_qos ? job.qos_norm_priority : 0;
   in->partition_list.clear();
   in->previous_partition_priorities.clear();
   if (job.partition_list && partitions) {

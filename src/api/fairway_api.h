@@ -488,12 +488,20 @@ typedef struct {
 /* A record without a partition (part_ptr NULL). */
 #define FW_NO_PARTITION 0xffffffffu
 
+/* A job's scalar inputs: the numbers the core's priority terms
+ * (src/priority_terms.h) read as they are, copied from job_record_t and
+ * the association and QOS it points to. The core's JobInputs derives from
+ * this struct, and the tool's ControllerJob holds one filled from
+ * job_info_t, so every path copies it as one struct.
+ *
+ * A new per-job number that feeds a term goes here, and then changes
+ * exactly: this struct; plugins/priority/fairway/job_gather.c (the copy
+ * from job_record_t in job_inputs, and fw_jobs_stamp when the number can
+ * change while the job waits); the term in src/priority_terms.h; and the
+ * tool's tool/slurmctld/rpc_client.cc (the same number from job_info_t,
+ * in the core's meaning). A field's default in the core (JobInputs) is
+ * src/job_priority.h's DefaultJobScalars. */
 typedef struct {
-  uint32_t job_id;
-  uint32_t priority; /* the job's current priority (INCR_ONLY's previous) */
-  /* The boundary's own index of the job's record, handed back to it in
-   * fw_store_item_t for its prefetches; never read. */
-  uint32_t record_index;
   int64_t accrue_time; /* 0: not accruing age */
   uint32_t total_cpus, max_cpus, min_cpus, min_nodes;
   uint32_t time_limit_min; /* FW_NO_VAL: the partition's MaxTime */
@@ -508,6 +516,15 @@ typedef struct {
   bool has_qos; /* the job's current QOS (qos_ptr): the job's own priority reads it */
   uint32_t qos_priority;
   double qos_norm_priority;
+} fw_job_scalars_t;
+
+typedef struct {
+  uint32_t job_id;
+  uint32_t priority; /* the job's current priority (INCR_ONLY's previous) */
+  /* The boundary's own index of the job's record, handed back to it in
+   * fw_store_item_t for its prefetches; never read. */
+  uint32_t record_index;
+  fw_job_scalars_t scalars; /* what the terms read as it is */
   const uint64_t *tres_alloc, *tres_req; /* tres_cnt counts each, or NULL */
   uint32_t partition; /* part_ptr's index in the partitions, or FW_NO_PARTITION */
   /* part_ptr_list's indexes in the partitions, in list order (NULL, 0

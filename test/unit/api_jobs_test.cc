@@ -62,22 +62,22 @@ void MakeJob(Job* j, uint32_t id, uint32_t part) {
   in.priority = 1;
   j->stamp = 0x5eed0000ull + id;
   in.record_index = id;
-  in.nice = FW_NICE_OFFSET;
-  in.site_factor = FW_NICE_OFFSET;
-  in.time_limit_min = 60 + id % 7;
-  in.min_nodes = 1 + id % 2;
-  in.accrue_time = kNow - 1000 * (id % 50);
-  in.max_cpus = FW_NO_VAL;
-  in.min_cpus = 1 + id % 4;
+  in.scalars.nice = FW_NICE_OFFSET;
+  in.scalars.site_factor = FW_NICE_OFFSET;
+  in.scalars.time_limit_min = 60 + id % 7;
+  in.scalars.min_nodes = 1 + id % 2;
+  in.scalars.accrue_time = kNow - 1000 * (id % 50);
+  in.scalars.max_cpus = FW_NO_VAL;
+  in.scalars.min_cpus = 1 + id % 4;
   in.tres_alloc = nullptr;
   in.tres_req = j->req;
-  in.has_assoc = true;
-  in.assoc_priority = 5;
-  in.assoc_priority_norm = 0.25;
-  in.fairshare_factor = 0.001 * (id % 1000);
-  in.has_qos = true;
-  in.qos_priority = 10;
-  in.qos_norm_priority = 0.5;
+  in.scalars.has_assoc = true;
+  in.scalars.assoc_priority = 5;
+  in.scalars.assoc_priority_norm = 0.25;
+  in.scalars.fairshare_factor = 0.001 * (id % 1000);
+  in.scalars.has_qos = true;
+  in.scalars.qos_priority = 10;
+  in.scalars.qos_norm_priority = 0.5;
   in.partition = part;
 }
 
@@ -87,14 +87,14 @@ void MakeJob(Job* j, uint32_t id, uint32_t part) {
 JobInputs CoreInputs(const fw_job_input_t& j, const fw_partition_input_t* partitions) {
   JobInputs in;
   in.job_id = j.job_id;
-  in.accrue_time = j.accrue_time;
-  in.has_assoc = j.has_assoc;
-  in.has_qos = j.has_qos;
-  in.total_cpus = j.total_cpus;
-  in.max_cpus = j.max_cpus;
-  in.min_cpus = j.min_cpus;
-  in.min_nodes = j.min_nodes;
-  in.time_limit_min = j.time_limit_min;
+  in.accrue_time = j.scalars.accrue_time;
+  in.has_assoc = j.scalars.has_assoc;
+  in.has_qos = j.scalars.has_qos;
+  in.total_cpus = j.scalars.total_cpus;
+  in.max_cpus = j.scalars.max_cpus;
+  in.min_cpus = j.scalars.min_cpus;
+  in.min_nodes = j.scalars.min_nodes;
+  in.time_limit_min = j.scalars.time_limit_min;
   auto part = [](const fw_partition_input_t& from) {
     PartitionInputs out;
     out.priority_job_factor = from.priority_job_factor;
@@ -104,15 +104,15 @@ JobInputs CoreInputs(const fw_job_input_t& j, const fw_partition_input_t* partit
     return out;
   };
   if (j.partition != FW_NO_PARTITION) in.partition = part(partitions[j.partition]);
-  in.site_factor = j.site_factor;
-  in.nice = j.nice;
+  in.site_factor = j.scalars.site_factor;
+  in.nice = j.scalars.nice;
   if (j.tres_alloc) in.tres_alloc.assign(j.tres_alloc, j.tres_alloc + kTresCnt);
   if (j.tres_req) in.tres_req.assign(j.tres_req, j.tres_req + kTresCnt);
-  in.fairshare_factor = j.fairshare_factor;
-  in.assoc_priority = j.assoc_priority;
-  in.assoc_priority_norm = j.assoc_priority_norm;
-  in.qos_priority = j.qos_priority;
-  in.qos_norm_priority = j.qos_norm_priority;
+  in.fairshare_factor = j.scalars.fairshare_factor;
+  in.assoc_priority = j.scalars.assoc_priority;
+  in.assoc_priority_norm = j.scalars.assoc_priority_norm;
+  in.qos_priority = j.scalars.qos_priority;
+  in.qos_norm_priority = j.scalars.qos_norm_priority;
   if (j.partition_list) {
     std::vector<uint32_t> order(j.partition_count);
     std::iota(order.begin(), order.end(), 0u);
@@ -186,7 +186,7 @@ TEST(ApiJobs, JobPriorityIsComputeJobPriority) {
     single.alloc[0] = 8;
     single.alloc[4] = 20;
     single.in.tres_alloc = single.alloc;
-    single.in.total_cpus = 8;
+    single.in.scalars.total_cpus = 8;
     double tres[kTresCnt];
     fw_factors_t out{};
     fw_job_priority(c.get(), &single.in, parts, &cluster, kNow, &out, tres, nullptr);
@@ -242,7 +242,7 @@ TEST(ApiJobs, FairshareFactorNeedsAnAssociationAndAWeight) {
   const fw_cluster_t cluster{256, 16};
   Job j;
   MakeJob(&j, 33, 0);
-  j.in.fairshare_factor = 0.5;
+  j.in.scalars.fairshare_factor = 0.5;
   fw_config_input_t in = JobsInput();
   fw_factors_t out{};
   ConfigHolder weighted(in);
@@ -252,7 +252,7 @@ TEST(ApiJobs, FairshareFactorNeedsAnAssociationAndAWeight) {
   ConfigHolder unweighted(in);
   fw_job_priority(unweighted.get(), &j.in, parts, &cluster, kNow, &out, nullptr, nullptr);
   EXPECT_EQ(out.fairshare, 0.0);
-  j.in.has_assoc = false;
+  j.in.scalars.has_assoc = false;
   fw_job_priority(weighted.get(), &j.in, parts, &cluster, kNow, &out, nullptr, nullptr);
   EXPECT_EQ(out.fairshare, 0.0);
 }
@@ -363,7 +363,7 @@ TEST(ApiPass, FindsGathersStoresAndPublishes) {
       stored = item.job_id != 150;
       if (!stored) {
         Job changed = job;
-        changed.in.nice += 10;
+        changed.in.scalars.nice += 10;
         fw_factors_t own{};
         fw_pass_store_recompute(pass, &changed.in, parts, &cluster, &own, nullptr);
         JobPriority ec =
@@ -629,7 +629,9 @@ TEST(ApiPass, OneTableMatchesTheModelOverGeneratedPasses) {
       }
       for (auto& [id, m] : jobs) {
         fw_job_input_t& j = m.job.in;
-        if (chance(0.05)) j.nice = FW_NICE_OFFSET + std::uniform_int_distribution<>(0, 50)(rng);
+        if (chance(0.05)) {
+          j.scalars.nice = FW_NICE_OFFSET + std::uniform_int_distribution<>(0, 50)(rng);
+        }
         if (chance(0.03)) {
           const int shape = std::uniform_int_distribution<>(0, 2)(rng);
           j.partition_list = shape == 0 ? nullptr : shape == 1 ? two : three;

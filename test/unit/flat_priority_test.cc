@@ -81,19 +81,19 @@ struct RandomRecord {
 void Fill(std::mt19937_64& gen, RandomRecord* r) {
   fw_job_input_t& j = r->job;
   j = fw_job_input_t{};
-  j.accrue_time = Pick<int64_t>(gen, {0, kNow - 1, kNow - 5000, kNow - 2000000, kNow + 60});
-  j.has_assoc = gen() % 5 != 0;
-  j.fairshare_factor = std::uniform_real_distribution<double>(0, 1)(gen);
-  j.assoc_priority = Pick<uint32_t>(gen, {0, 3, 100000});
-  j.assoc_priority_norm = std::uniform_real_distribution<double>(0, 1)(gen);
-  j.has_qos = gen() % 5 != 0;
-  j.qos_priority = Pick<uint32_t>(gen, {0, 10, 65535});
-  j.qos_norm_priority = std::uniform_real_distribution<double>(0, 1)(gen);
-  j.total_cpus = Pick<uint32_t>(gen, {0, 0, 4, 250});
-  j.max_cpus = Pick<uint32_t>(gen, {kNoVal, 8, 1000});
-  j.min_cpus = Pick<uint32_t>(gen, {0, 1, 64});
-  j.min_nodes = Pick<uint32_t>(gen, {0, 1, 3, 50});  // 50 > the cluster's nodes
-  j.time_limit_min = Pick<uint32_t>(gen, {kNoVal, 0, 30, 1440});
+  j.scalars.accrue_time = Pick<int64_t>(gen, {0, kNow - 1, kNow - 5000, kNow - 2000000, kNow + 60});
+  j.scalars.has_assoc = gen() % 5 != 0;
+  j.scalars.fairshare_factor = std::uniform_real_distribution<double>(0, 1)(gen);
+  j.scalars.assoc_priority = Pick<uint32_t>(gen, {0, 3, 100000});
+  j.scalars.assoc_priority_norm = std::uniform_real_distribution<double>(0, 1)(gen);
+  j.scalars.has_qos = gen() % 5 != 0;
+  j.scalars.qos_priority = Pick<uint32_t>(gen, {0, 10, 65535});
+  j.scalars.qos_norm_priority = std::uniform_real_distribution<double>(0, 1)(gen);
+  j.scalars.total_cpus = Pick<uint32_t>(gen, {0, 0, 4, 250});
+  j.scalars.max_cpus = Pick<uint32_t>(gen, {kNoVal, 8, 1000});
+  j.scalars.min_cpus = Pick<uint32_t>(gen, {0, 1, 64});
+  j.scalars.min_nodes = Pick<uint32_t>(gen, {0, 1, 3, 50});  // 50 > the cluster's nodes
+  j.scalars.time_limit_min = Pick<uint32_t>(gen, {kNoVal, 0, 30, 1440});
   j.partition = FW_NO_PARTITION;
   if (gen() % 4) {
     fw_partition_input_t& part = r->partitions[0];
@@ -105,8 +105,8 @@ void Fill(std::mt19937_64& gen, RandomRecord* r) {
     part.tres_cnt = OrNull(r->part_tres);
     j.partition = 0;
   }
-  j.site_factor = kNiceOffset + Pick<int32_t>(gen, {0, 0, 5, -5, 1000000});
-  j.nice = kNiceOffset + Pick<int32_t>(gen, {0, 0, 100, -10000, 2000000000});
+  j.scalars.site_factor = kNiceOffset + Pick<int32_t>(gen, {0, 0, 5, -5, 1000000});
+  j.scalars.nice = kNiceOffset + Pick<int32_t>(gen, {0, 0, 100, -10000, 2000000000});
   r->alloc = RandomCounts(gen, true);
   r->req = RandomCounts(gen, false);
   j.tres_alloc = OrNull(r->alloc);
@@ -201,14 +201,14 @@ TEST(FlatPriority, WorkedExample) {
   partition.tres_cnt = totals;
   const uint64_t requested[3] = {4, 0, 0};
   fw_job_input_t job{};
-  job.accrue_time = kNow - 500;
-  job.has_assoc = true;
-  job.fairshare_factor = 0.5;
-  job.max_cpus = kNoVal;
-  job.min_nodes = 1;
-  job.time_limit_min = kNoVal;
-  job.site_factor = kNiceOffset;
-  job.nice = kNiceOffset + 10;
+  job.scalars.accrue_time = kNow - 500;
+  job.scalars.has_assoc = true;
+  job.scalars.fairshare_factor = 0.5;
+  job.scalars.max_cpus = kNoVal;
+  job.scalars.min_nodes = 1;
+  job.scalars.time_limit_min = kNoVal;
+  job.scalars.site_factor = kNiceOffset;
+  job.scalars.nice = kNiceOffset + 10;
   job.partition = 0;
   job.tres_req = requested;
   FlatResult r;

@@ -42,15 +42,15 @@ fw_job_input_t JobAt(uint32_t i, int pass) {
   fw_job_input_t in{};
   in.job_id = kFirstId + i;
   in.record_index = i;
-  in.nice = FW_NICE_OFFSET + (i % 7 == static_cast<uint32_t>(pass) % 7 ? pass : 0);
-  in.site_factor = FW_NICE_OFFSET;
-  in.time_limit_min = 60;
-  in.min_nodes = 1;
-  in.min_cpus = 1 + i % 4;
-  in.max_cpus = FW_NO_VAL;
-  in.accrue_time = 1700000000 - 3600 * static_cast<int64_t>(i % 48);
-  in.has_assoc = true;
-  in.fairshare_factor = 0.001 * (i % 1000);
+  in.scalars.nice = FW_NICE_OFFSET + (i % 7 == static_cast<uint32_t>(pass) % 7 ? pass : 0);
+  in.scalars.site_factor = FW_NICE_OFFSET;
+  in.scalars.time_limit_min = 60;
+  in.scalars.min_nodes = 1;
+  in.scalars.min_cpus = 1 + i % 4;
+  in.scalars.max_cpus = FW_NO_VAL;
+  in.scalars.accrue_time = 1700000000 - 3600 * static_cast<int64_t>(i % 48);
+  in.scalars.has_assoc = true;
+  in.scalars.fairshare_factor = 0.001 * (i % 1000);
   in.partition = FW_NO_PARTITION;
   return in;
 }

@@ -132,7 +132,7 @@ static void fairshare_inputs(fw_held_t *held, const slurmdb_assoc_rec_t *assoc,
 	if (!settings->weight_fairshare || !settings->calc_fairshare)
 		return;
 	if (settings->fair_tree_shares) {
-		in->fairshare_factor = assoc->usage->fs_factor;
+		in->scalars.fairshare_factor = assoc->usage->fs_factor;
 		return;
 	}
 	const slurmdb_assoc_rec_t *fs_assoc = assoc;
@@ -146,7 +146,7 @@ static void fairshare_inputs(fw_held_t *held, const slurmdb_assoc_rec_t *assoc,
 	const long double distance = efctv - (long double) NO_VAL;
 	if (distance > -1e-6 && distance < 1e-6 && assoc_mgr_root_assoc)
 		efctv = fw_assocs_efctv(held, fs_assoc, config);
-	in->fairshare_factor = fw_calc_fs_factor(
+	in->scalars.fairshare_factor = fw_calc_fs_factor(
 		efctv, fs_assoc->usage->shares_norm, settings->damp_factor);
 }
 
@@ -161,26 +161,26 @@ static void job_inputs(fw_held_t *held, job_record_t *job, uint32_t job_id,
 	memset(in, 0, sizeof(*in));
 	in->job_id = job_id;
 	in->priority = job->priority;
-	in->accrue_time = details->accrue_time;
-	in->total_cpus = job->total_cpus;
-	in->max_cpus = details->max_cpus;
-	in->min_cpus = details->min_cpus;
-	in->min_nodes = details->min_nodes;
-	in->time_limit_min = job->time_limit;
-	in->site_factor = job->site_factor;
-	in->nice = details->nice;
+	in->scalars.accrue_time = details->accrue_time;
+	in->scalars.total_cpus = job->total_cpus;
+	in->scalars.max_cpus = details->max_cpus;
+	in->scalars.min_cpus = details->min_cpus;
+	in->scalars.min_nodes = details->min_nodes;
+	in->scalars.time_limit_min = job->time_limit;
+	in->scalars.site_factor = job->site_factor;
+	in->scalars.nice = details->nice;
 	in->tres_alloc = tres_counts(job->tres_alloc_cnt, settings);
 	in->tres_req = tres_counts(job->tres_req_cnt, settings);
-	in->has_assoc = assoc != NULL;
+	in->scalars.has_assoc = assoc != NULL;
 	if (assoc) {
-		in->assoc_priority = assoc->priority;
-		in->assoc_priority_norm = assoc->usage->priority_norm;
+		in->scalars.assoc_priority = assoc->priority;
+		in->scalars.assoc_priority_norm = assoc->usage->priority_norm;
 		fairshare_inputs(held, assoc, config, settings, in);
 	}
-	in->has_qos = qos != NULL;
+	in->scalars.has_qos = qos != NULL;
 	if (qos) {
-		in->qos_priority = qos->priority;
-		in->qos_norm_priority = qos->usage->norm_priority;
+		in->scalars.qos_priority = qos->priority;
+		in->scalars.qos_norm_priority = qos->usage->norm_priority;
 	}
 }
 
