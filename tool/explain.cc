@@ -350,7 +350,8 @@ void PrintJobRow(const ExplainModel& m, const client::ControllerJob& job, const 
                  double weighted) {
     std::printf("  %-12s %-46s %10.6f %10.0f %14.2f\n", name, input.c_str(), factor, weight, weighted);
   };
-  int64_t accrued = job.accrue_time ? std::max<int64_t>(0, time(nullptr) - job.accrue_time) : 0;
+  const int64_t accrue_time = job.scalars.accrue_time;
+  int64_t accrued = accrue_time ? std::max<int64_t>(0, time(nullptr) - accrue_time) : 0;
   line("age", "accrued " + std::to_string(accrued) + " s of PriorityMaxAge " +
                   std::to_string(p.max_age_s) + " s (now: " + Fmt("%.6f", r.age_now) + ")",
        f.age, p.weight_age, w.age);

@@ -129,7 +129,9 @@ std::vector<JobExplanation> ExplainJob(const ExplainModel& model, const client::
   const Params& weighted = controller_params ? *controller_params : params;
   JobInputs base;
   base.job_id = job.job_id;
-  base.accrue_time = job.accrue_time;
+  // The job's scalars as LoadJobs made them; the association's and QOS's
+  // are set below, from the tree and the QOS table.
+  static_cast<fw_job_scalars_t&>(base) = job.scalars;
   VisibleFairshare visible;
   bool fairshare_hidden = false, assoc_priority_hidden = false;
   if (!model.partial) {
@@ -168,13 +170,6 @@ std::vector<JobExplanation> ExplainJob(const ExplainModel& model, const client::
       }
     }
   };
-  base.total_cpus = job.pending ? 0 : job.num_cpus;
-  base.min_cpus = job.num_cpus;
-  base.max_cpus = (job.max_cpus == 0) ? kNoVal : job.max_cpus;
-  base.min_nodes = job.num_nodes;
-  base.time_limit_min = job.time_limit_min;
-  base.site_factor = job.site_factor;
-  base.nice = job.nice;
   base.tres_req = job.tres_req;
   base.tres_alloc = job.tres_alloc;
   const ClusterInputs cluster{state.cluster_cpus, state.node_count};
@@ -219,9 +214,10 @@ std::vector<JobExplanation> ExplainJob(const ExplainModel& model, const client::
       row.age_now = ComputeJobPriority(row.inputs, params, cluster, now).factors.age;
       // Age at the controller's last computation: its weighted value / weight.
       int64_t age_time = now;
-      if (row.controller && weighted.weight_age && weighted.max_age_s > 0 && job.accrue_time) {
+      if (row.controller && weighted.weight_age && weighted.max_age_s > 0 &&
+          job.scalars.accrue_time) {
         double age_factor = row.controller->age / weighted.weight_age;
-        age_time = job.accrue_time + static_cast<int64_t>(std::llround(age_factor * weighted.max_age_s));
+        age_time = job.scalars.accrue_time + static_cast<int64_t>(std::llround(age_factor * weighted.max_age_s));
         if (age_factor >= 1.0) age_time = std::max<int64_t>(age_time, now);
       }
       row.result = ComputeJobPriority(row.inputs, params, cluster, age_time + age_shift_s);

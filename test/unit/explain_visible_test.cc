@@ -77,8 +77,8 @@ client::ControllerJob JobOf(const client::ControllerState& st, const std::string
   job.partition = "debug";
   job.qos = "normal";
   job.pending = true;
-  job.num_cpus = 1;
-  job.num_nodes = 1;
+  job.scalars.min_cpus = 1;  // total_cpus 0: pending
+  job.scalars.min_nodes = 1;
   return job;
 }
 

@@ -53,12 +53,12 @@ Fixture Make() {
     job.partition = "debug";
     job.qos = "normal";
     job.pending = true;
-    job.num_cpus = 1;
-    job.num_nodes = 1;
-    job.time_limit_min = 60;
-    job.nice = kNiceOffset;
-    job.site_factor = kNiceOffset;
-    job.accrue_time = kNow - 86400L * age_days++;
+    job.scalars.min_cpus = 1;  // total_cpus 0: pending
+    job.scalars.min_nodes = 1;
+    job.scalars.time_limit_min = 60;
+    job.scalars.nice = kNiceOffset;
+    job.scalars.site_factor = kNiceOffset;
+    job.scalars.accrue_time = kNow - 86400L * age_days++;
     job.tres_req = {1, 1000, 1, 1};
     f.jobs.push_back(job);
   }

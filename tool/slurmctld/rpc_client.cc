@@ -278,14 +278,18 @@ bool LoadJobs(std::vector<ControllerJob>* jobs, const std::vector<std::string>& 
     c.job_state = j.job_state;
     c.pending = (j.job_state & JOB_STATE_BASE) == JOB_PENDING;
     c.priority = j.priority;
-    c.nice = j.nice;
-    c.site_factor = j.site_factor;
-    c.accrue_time = j.accrue_time;
     c.submit_time = j.submit_time;
-    c.num_cpus = j.num_cpus;
-    c.max_cpus = j.max_cpus;
-    c.num_nodes = j.num_nodes;
-    c.time_limit_min = j.time_limit;
+    // job_info_t's numbers in the core's meaning (what slurmctld's
+    // job_record_t holds): num_cpus is the allocation once the job runs and
+    // the request (min_cpus) before; max_cpus 0 is unset.
+    c.scalars.accrue_time = j.accrue_time;
+    c.scalars.total_cpus = c.pending ? 0 : j.num_cpus;
+    c.scalars.min_cpus = j.num_cpus;
+    c.scalars.max_cpus = j.max_cpus == 0 ? kNoVal : j.max_cpus;
+    c.scalars.min_nodes = j.num_nodes;
+    c.scalars.time_limit_min = j.time_limit;
+    c.scalars.site_factor = j.site_factor;
+    c.scalars.nice = j.nice;
     c.tres_req = ParseTresString(Str(j.tres_req_str), tres_names);
     if (j.tres_alloc_str && *j.tres_alloc_str) {
       c.tres_alloc = ParseTresString(Str(j.tres_alloc_str), tres_names);

@@ -11,7 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "api/fairway_api.h"
 #include "assoc_tree.h"
+#include "job_priority.h"
 #include "params.h"
 
 namespace fairway::client {
@@ -67,12 +69,14 @@ struct ControllerJob {
   uint32_t job_state = 0;
   bool pending = false;
   uint32_t priority = 0;
-  uint32_t nice = 0;         // biased by kNiceOffset
-  uint32_t site_factor = 0;  // biased by kNiceOffset
-  int64_t accrue_time = 0;
+  // The job's scalar inputs in the core's meaning (fairway_api.h's
+  // fw_job_scalars_t), made from job_info_t by LoadJobs: total_cpus 0 while
+  // pending, max_cpus kNoVal when unset, site and nice biased by
+  // kNiceOffset. The association's and QOS's numbers (has_assoc ...
+  // qos_norm_priority) keep their defaults: ExplainJob takes them from the
+  // association tree and the QOS table.
+  fw_job_scalars_t scalars = DefaultJobScalars();
   int64_t submit_time = 0;
-  uint32_t num_cpus = 0, max_cpus = 0, num_nodes = 0;
-  uint32_t time_limit_min = 0;
   std::vector<uint64_t> tres_req;    // in tres_names order
   std::vector<uint64_t> tres_alloc;  // empty when not allocated
 };
