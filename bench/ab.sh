@@ -15,15 +15,14 @@
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 . "$TOP/test/integration/lib.sh"
+# shellcheck source=bench_lib.sh
+. "$TOP/bench/bench_lib.sh"
 [ $# -ge 4 ] || { sed -n '2,15p' "$0" >&2; exit 2; }
 DIR=$1 ROUNDS=$2 PASSES=$3
 shift 3
 export SLURM_CONF=$DIR/etc/slurm.conf
 [ -d "$DIR/bin" ] && export PATH=$DIR/bin:$PATH
-# What touching memory again costs now (bench/cold_pages.c, built by make
-# bench): passes of every build vary with it.
-cold_pages() { [ -x "$TOP/fairway_cold_pages" ] && echo "memory: $("$TOP/fairway_cold_pages")"; }
-cold_pages
+echo "memory: $(bench_memory)"
 FW_PLUGIN_DIR=$(mktemp -d /tmp/fw-ab-plugin.XXXXXX)
 chmod 755 "$FW_PLUGIN_DIR"
 for ((r = 1; r <= ROUNDS; r++)); do
@@ -56,5 +55,5 @@ for ((r = 1; r <= ROUNDS; r++)); do
     echo "round $r $label: anon_kb=$anon $cpu$phases"
   done
 done
-cold_pages
+echo "memory: $(bench_memory)"
 rm -rf "$FW_PLUGIN_DIR"

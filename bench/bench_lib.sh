@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# bench/bench_lib.sh: what the live benchmarks (live.sh, remote_sync.sh)
-# share. Sourced after test/integration/lib.sh (log, FW_CLUSTER,
+# bench/bench_lib.sh: what the live benchmarks (live.sh, remote_sync.sh,
+# ab.sh) share. Sourced after test/integration/lib.sh (log, FW_CLUSTER,
 # FW_PLUGIN_DIR); defines functions only.
 
 # bench_dir PREFIX NAME: DIR (BENCH_DIR, else a new /tmp/PREFIX.XXXXXX;
@@ -44,3 +44,19 @@ ctld_pid() { tr -dc '0-9' <"$DIR/run/slurmctld.pid"; }
 rss_anon_kb() { awk '/^RssAnon/ { print $2 }' /proc/"$1"/status; }
 # median VALUE...: the middle value (mean of the two middle ones).
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# bench_memory: one line saying what reading memory left alone costs here
+# now (bench/cold_pages.c, built by make bench as fairway_cold_pages), or
+# why it was not measured. On a VM that takes back pages left alone, every
+# pass of either plugin pays it for the job records it reads, and passes
+# vary with it (doc/benchmark.md, "Memory left alone").
+bench_memory() {
+  local out
+  if [ ! -x "$TOP/fairway_cold_pages" ]; then
+    echo "not measured (fairway_cold_pages is built by make bench)"
+  elif out=$("$TOP/fairway_cold_pages" 2>&1); then
+    echo "$out"
+  else
+    echo "fairway_cold_pages failed: $out"
+  fi
+}

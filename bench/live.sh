@@ -398,14 +398,7 @@ for p in $PLUGINS; do
 done
 
 # ------------------------------------------------------------- report ---
-# What touching memory again costs here (bench/cold_pages.c): on a VM that
-# takes back pages left alone, every pass of either plugin pays it for the
-# job records it reads, and passes vary with it.
-if [ -x "$TOP/fairway_cold_pages" ]; then
-  COLD_PAGES=$("$TOP/fairway_cold_pages" 2>&1) || COLD_PAGES="fairway_cold_pages failed: $COLD_PAGES"
-else
-  COLD_PAGES="not measured (fairway_cold_pages is built by make bench)"
-fi
+COLD_PAGES=$(bench_memory)
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 > 0 && a != "nan" && b != "nan") printf "%.3f", a / b; else print "n/a" }'; }
 row() {  # label key
   local m=${R[multifactor.$2]:-nan} f=${R[fairway.$2]:-nan}
