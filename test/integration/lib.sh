@@ -180,11 +180,23 @@ wait_jobs_done() {
 }
 
 # wait_accounting_done [LIMIT]: until slurmdbd has every job's end record.
-# slurmctld sends job records to slurmdbd asynchronously, so sacct can still
-# show a finished job as PENDING (no start, no CPUs) for a moment.
+# slurmctld sends job records to slurmdbd asynchronously, so sacct can show
+# a finished job as PENDING (no start, no CPUs) for a moment, or not list it
+# at all: until the job's record arrives, and for a second or so after
+# (Eligible=Unknown keeps it out of sacct's time window, 22.05.8; see
+# two_clusters.sh). So every job slurmctld still holds (finished jobs stay
+# MinJobAge=120 s) must be listed by sacct, in a final state. Callers wait
+# for the jobs to end first (wait_jobs_done).
 wait_accounting_done() {
-  local limit=$((SECONDS + ${1:-60}))
-  while sacct -X -n -P -o state | grep -qE '^(PENDING|RUNNING|COMPLETING|REQUEUED|SUSPENDED)'; do
+  local limit=$((SECONDS + ${1:-60})) held recorded since=2000-01-01T00:00:00
+  while :; do
+    held=$(scontrol -o show job 2>/dev/null | grep -oE '^JobId=[0-9]+' | cut -d= -f2 | sort -u)
+    recorded=$(sacct -S "$since" -X -n -P -o jobidraw,state 2>/dev/null |
+      awk -F'|' '$2 !~ /^(PENDING|RUNNING|COMPLETING|REQUEUED|SUSPENDED)/ {print $1}' | sort -u)
+    if ! sacct -S "$since" -X -n -P -o state | grep -qE '^(PENDING|RUNNING|COMPLETING|REQUEUED|SUSPENDED)' &&
+       [ -z "$(comm -23 <(printf '%s\n' $held) <(printf '%s\n' $recorded) | grep .)" ]; then
+      return 0
+    fi
     [ $SECONDS -gt $limit ] && { echo "timeout waiting for slurmdbd's job records" >&2; return 1; }
     sleep 1
   done

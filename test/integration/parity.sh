@@ -107,7 +107,7 @@ fi
 declare -A expected
 while IFS='|' read -r user secs cpus; do
   expected[$user]=$(( ${expected[$user]:-0} + secs * cpus ))
-done < <(sacct -X -n -P -o user,elapsedraw,alloccpus)
+done < <(sacct -S 2000-01-01T00:00:00 -X -n -P -o user,elapsedraw,alloccpus)
 ok=1
 for user in "${!expected[@]}"; do
   raw=$(sshare -n -P -a -u "$user" -o user,rawusage | awk -F'|' -v u="$user" '$1==u{print $2; exit}')
