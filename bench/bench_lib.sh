@@ -36,7 +36,7 @@ bench_cleanup() {
   exit $rc
 }
 
-ctld_pid() { tr -dc '0-9' <"$DIR/run/slurmctld.pid"; }
+ctld_pid() { head -n1 "$DIR/run/slurmctld.pid" | tr -dc '0-9'; }
 # Anonymous resident memory (heap, thread stacks, mapped arrays), kB: VmRSS
 # without the pages of program and library files, which do not grow with
 # the queue (libstdc++ and the plugin's own code are about 1.9 MiB of

@@ -165,7 +165,7 @@ one() {
   run() { "$cl" run --dir "$c" --chrooted -- "$@"; }
   grep -qi '^PluginDir' "$c/etc/slurm.conf" && fail "$suite: slurm.conf has a PluginDir line" \
     || pass "$suite: slurm.conf has no PluginDir line (Slurm's default)"
-  local pid so; pid=$(tr -dc '0-9' < "$c/run/slurmctld.pid" 2>/dev/null)
+  local pid so; pid=$(head -n1 "$c/run/slurmctld.pid" 2>/dev/null | tr -dc '0-9')
   # (Seen from outside the chroot: the path through the overlay.)
   so=$(grep -o '/[^ ]*/priority_[a-z_]*\.so' "/proc/$pid/maps" 2>/dev/null | sort -u)
   [ "$so" = "$i/m$plugdir/priority_fairway.so" ] && pass "$suite: slurmctld mapped $so (the package's)" \

@@ -284,7 +284,7 @@ check_no_accounting_host() {
 }
 
 # ctld_pid DIR: the pid in DIR's slurmctld pid file (empty when none).
-ctld_pid() { tr -dc '0-9' 2>/dev/null < "$1/run/slurmctld.pid"; }
+ctld_pid() { head -n1 "$1/run/slurmctld.pid" 2>/dev/null | tr -dc '0-9'; }
 # ctld_alive PID: PID is a running (not zombie) slurmctld (Debian's
 # slurmctld-wlm once it has re-executed itself, 23.11+).
 ctld_alive() {

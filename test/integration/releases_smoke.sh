@@ -100,7 +100,7 @@ for rel in $releases; do
   fi
 
   # Stop: nothing of the cluster may stay running or mounted.
-  pids=$(cat "$c"/run/*.pid 2>/dev/null | tr -dc '0-9\n' | tr '\n' ' ')
+  pids=$(head -qn1 "$c"/run/*.pid 2>/dev/null | tr -dc '0-9\n' | tr '\n' ' ')
   stop_cluster "$c"
   left=""
   for p in $pids; do alive "$p" && left="$left $p($(cat "/proc/$p/comm" 2>/dev/null))"; done

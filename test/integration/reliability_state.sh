@@ -32,7 +32,7 @@ st=$c/state
 decay=$st/priority_last_decay_ran
 ledger=$st/fairway_planned_use
 
-ctld_pid() { tr -dc '0-9' < "$c/run/slurmctld.pid" 2>/dev/null; }
+ctld_pid() { head -n1 "$c/run/slurmctld.pid" 2>/dev/null | tr -dc '0-9'; }
 # Stop slurmctld with SIGTERM and wait until the process (all its threads)
 # is gone; a shutdown that did not save Slurm's state ("Saving all slurm
 # state", which writes assoc_usage) is a crash, counted in $unclean.
