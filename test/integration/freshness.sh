@@ -121,6 +121,7 @@ requeue_running() {
 reconfigure_qos_weight() {
   sed -i "/^PriorityWeightQOS=/Id" "$conf"
   echo "PriorityWeightQOS=$1" >> "$conf"
+  shorten_next_pid "$dir/c"
   scontrol reconfigure
 }
 trigger_of_last_pass() { sed -n 's/^trigger=//p' "$state/fairway_pass_stats" 2> /dev/null; }
@@ -145,6 +146,15 @@ fairway_kind assoc_removed "$j1" sacctmgr -i remove user fwuser4 account=b
 fairway_kind qos_priority "$j5" sacctmgr -i modify qos low set priority=500
 fairway_kind partition_factor "$j4" scontrol update partitionname=high priorityjobfactor=50
 fairway_kind reconfigure "$j5" reconfigure_qos_weight 20000
+# The re-executed slurmctld (23.11+) got a shorter pid than the one before
+# (shorten_next_pid): the cluster script must still find it by its pid
+# file, or restart_ctld below starts a second slurmctld beside it.
+pid_lines=$(wc -l < "$dir/c/run/slurmctld.pid")
+if "$FW_CLUSTER" status --dir "$dir/c" 2>/dev/null | grep -q '^slurmctld  *running'; then
+  pass "reconfigure: the cluster script finds the running slurmctld by its pid file (pid $(ctld_pid "$dir/c"), $pid_lines line(s) in the file)"
+else
+  fail "reconfigure: the cluster script does not find slurmctld by its pid file ($(tr '\n' ' ' < "$dir/c/run/slurmctld.pid"))"
+fi
 fairway_kind job_end "$j4" run_and_end fwuser4
 fairway_kind job_requeued "$j5" requeue_running fwuser5
 scancel "$requeued"

@@ -285,6 +285,19 @@ check_no_accounting_host() {
 
 # ctld_pid DIR: the pid in DIR's slurmctld pid file (empty when none).
 ctld_pid() { head -n1 "$1/run/slurmctld.pid" 2>/dev/null | tr -dc '0-9'; }
+# shorten_next_pid DIR: makes the kernel's next pid shorter than DIR's
+# slurmctld's (ns_last_pid), as after the pid counter wraps (pid_max is
+# 32768 on these machines). A slurmctld re-executed by scontrol
+# reconfigure (23.11+) then writes a shorter pid over its longer one in
+# its pid file, which it does not truncate (update_pidfile,
+# slurm-25-11-7-1:src/common/daemonize.c). Does nothing where slurmctld's
+# pid is already short or ns_last_pid cannot be written.
+shorten_next_pid() {
+  local pid
+  pid=$(ctld_pid "$1")
+  [ "${#pid}" -ge 4 ] && [ -w /proc/sys/kernel/ns_last_pid ] || return 0
+  echo 299 2>/dev/null > /proc/sys/kernel/ns_last_pid || true
+}
 # ctld_alive PID: PID is a running (not zombie) slurmctld (Debian's
 # slurmctld-wlm once it has re-executed itself, 23.11+).
 ctld_alive() {
