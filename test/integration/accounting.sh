@@ -76,7 +76,7 @@ fi
 
 # (a) wipe and restart.
 log "stopping slurmctld and wiping $c/state"
-pid=$(head -n1 "$c/run/slurmctld.pid" | tr -dc '0-9')
+pid=$(ctld_pid "$c")
 kill "$pid"
 for _ in $(seq 1 100); do
   [ -d "/proc/$pid" ] && [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = slurmctld ] || break

@@ -187,7 +187,7 @@ check_order "fairshare_clusters again" lower
 # ----------------------------------------------- slurmdbd down and back ---
 log "slurmdbd stopped; fwb runs a job meanwhile; slurmdbd started again"
 read -r _ before <<< "$(remote_state)"
-dbd=$(head -n1 "$dir/a/run/slurmdbd.pid" | tr -dc '0-9')
+dbd=$(daemon_pid "$dir/a" slurmdbd)
 log_from=$(stat -c %s "$dir/a/log/slurmctld.log")
 kill -TERM "$dbd"
 for _ in $(seq 150); do [ -d "/proc/$dbd" ] || break; sleep 0.2; done

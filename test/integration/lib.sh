@@ -188,12 +188,13 @@ wait_jobs_done() {
 # MinJobAge=120 s) must be listed by sacct, in a final state. Callers wait
 # for the jobs to end first (wait_jobs_done).
 wait_accounting_done() {
-  local limit=$((SECONDS + ${1:-60})) held recorded since=2000-01-01T00:00:00
+  local limit=$((SECONDS + ${1:-60})) held listed recorded
+  local unfinished='^(PENDING|RUNNING|COMPLETING|REQUEUED|SUSPENDED)'
   while :; do
     held=$(scontrol -o show job 2>/dev/null | grep -oE '^JobId=[0-9]+' | cut -d= -f2 | sort -u)
-    recorded=$(sacct -S "$since" -X -n -P -o jobidraw,state 2>/dev/null |
-      awk -F'|' '$2 !~ /^(PENDING|RUNNING|COMPLETING|REQUEUED|SUSPENDED)/ {print $1}' | sort -u)
-    if ! sacct -S "$since" -X -n -P -o state | grep -qE '^(PENDING|RUNNING|COMPLETING|REQUEUED|SUSPENDED)' &&
+    listed=$(sacct -S 2000-01-01T00:00:00 -X -n -P -o jobidraw,state 2>/dev/null)
+    recorded=$(awk -F'|' -v u="$unfinished" '$2 !~ u {print $1}' <<<"$listed" | sort -u)
+    if ! cut -d'|' -f2 <<<"$listed" | grep -qE "$unfinished" &&
        [ -z "$(comm -23 <(printf '%s\n' $held) <(printf '%s\n' $recorded) | grep .)" ]; then
       return 0
     fi
@@ -283,8 +284,11 @@ check_no_accounting_host() {
   rm -rf "$work"
 }
 
+# daemon_pid DIR NAME: the pid in DIR's pid file of daemon NAME (empty when
+# none). Its first line only: see live_pid_in in scripts/cluster.
+daemon_pid() { head -n1 "$1/run/$2.pid" 2>/dev/null | tr -dc '0-9'; }
 # ctld_pid DIR: the pid in DIR's slurmctld pid file (empty when none).
-ctld_pid() { head -n1 "$1/run/slurmctld.pid" 2>/dev/null | tr -dc '0-9'; }
+ctld_pid() { daemon_pid "$1" slurmctld; }
 # shorten_next_pid DIR: makes the kernel's next pid shorter than DIR's
 # slurmctld's (ns_last_pid), as after the pid counter wraps (pid_max is
 # 32768 on these machines). A slurmctld re-executed by scontrol

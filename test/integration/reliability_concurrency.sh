@@ -57,7 +57,7 @@ log "starting cluster"
 start_cluster "$c" priority/fairway "$dir/extra.conf" || { fail "cluster start"; summary; exit 1; }
 create_example_tree
 drain_node
-ctld=$(head -n1 "$c/run/slurmctld.pid" | tr -dc 0-9)
+ctld=$(ctld_pid "$c")
 
 log "submitting $JOBS jobs"
 t0=$SECONDS
@@ -156,7 +156,7 @@ done
 passes=$(( (ran1 - ran0) / 60 ))
 [ "$ran1" -gt "$ran0" ] && pass "decay passes kept running during the storm (last_ran +$((ran1 - ran0)) s)" \
   || fail "no decay pass during the storm (last_ran $ran0 -> $ran1)"
-now=$(head -n1 "$c/run/slurmctld.pid" | tr -dc 0-9)
+now=$(ctld_pid "$c")
 if [ "$now" = "$ctld" ] && [ "$(cat /proc/"$ctld"/comm 2>/dev/null)" = slurmctld ] \
    && timeout 20 scontrol ping | grep -q UP; then
   pass "the same slurmctld (pid $ctld) is up at the end"

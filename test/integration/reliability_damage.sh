@@ -54,10 +54,9 @@ usage=$st/assoc_usage
 ledger=$st/fairway_planned_use
 started=$SECONDS
 
-ctld_pid() { head -n1 "$c/run/slurmctld.pid" 2>/dev/null | tr -dc '0-9'; }
 stop_ctld() {
   local pid
-  pid=$(ctld_pid)
+  pid=$(ctld_pid "$c")
   [ -n "$pid" ] || return 0
   kill -TERM "$pid" 2>/dev/null
   for _ in $(seq 300); do
@@ -72,7 +71,7 @@ start_ctld() {
   slurmctld </dev/null >> "$c/log/slurmctld.out" 2>&1 || return 1
   for _ in $(seq 150); do
     timeout 5 scontrol ping 2>/dev/null | grep -q UP && return 0
-    [ -n "$(ctld_pid)" ] && [ ! -d "/proc/$(ctld_pid)" ] && return 1
+    [ -n "$(ctld_pid "$c")" ] && [ ! -d "/proc/$(ctld_pid "$c")" ] && return 1
     sleep 0.2
   done
   return 1
@@ -291,7 +290,7 @@ damage_case "assoc_usage unreadable" 'rm -f "$usage"; ln -s "$usage" "$usage"' "
 
 if [ $measure_only = 0 ]; then
   log "slurmdbd down at the start, assoc_usage lost, then slurmdbd back"
-  dbd_pid=$(head -n1 "$c/run/slurmdbd.pid" | tr -dc '0-9')
+  dbd_pid=$(daemon_pid "$c" slurmdbd)
   damage_case "slurmdbd down at the start" 'kill -TERM $dbd_pid; while [ -d /proc/$dbd_pid ]; do sleep 0.2; done; rm -f "$usage"' \
     "usage bootstrap: (slurmdbd returned no job records|slurmctld has no accounting connection)" none
   before_log=$(log_size)
@@ -318,7 +317,7 @@ if [ $measure_only = 0 ]; then
   # (every usage here is a user's; sshare rounds each row, so one unit per
   # row may differ).
   log "slurmdbd down at the start, assoc_usage kept, then slurmdbd back"
-  dbd_pid=$(head -n1 "$c/run/slurmdbd.pid" | tr -dc '0-9')
+  dbd_pid=$(daemon_pid "$c" slurmdbd)
   repair 'kill -TERM $dbd_pid; while [ -d /proc/$dbd_pid ]; do sleep 0.2; done'
   before_log=$(log_size)
   (cd "$c" && SLURM_CONF=$c/etc/slurm.conf MYSQL_UNIX_PORT=$c/run/mysql.sock slurmdbd </dev/null >> "$c/log/slurmdbd.out" 2>&1)

@@ -106,7 +106,7 @@ stop_ctld "$c"
 sacctmgr -i modify account rc1 set fairshare=30 >/dev/null
 sacctmgr -i add user fwuser4 account=rc1 fairshare=1 >/dev/null
 sacctmgr -i delete user fwuser3 >/dev/null
-dbd=$(head -n1 "$c/run/slurmdbd.pid" | tr -dc '0-9')
+dbd=$(daemon_pid "$c" slurmdbd)
 kill -TERM "$dbd"
 for _ in $(seq 150); do [ -d "/proc/$dbd" ] || break; sleep 0.2; done
 

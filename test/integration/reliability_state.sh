@@ -32,14 +32,13 @@ st=$c/state
 decay=$st/priority_last_decay_ran
 ledger=$st/fairway_planned_use
 
-ctld_pid() { head -n1 "$c/run/slurmctld.pid" 2>/dev/null | tr -dc '0-9'; }
 # Stop slurmctld with SIGTERM and wait until the process (all its threads)
 # is gone; a shutdown that did not save Slurm's state ("Saving all slurm
 # state", which writes assoc_usage) is a crash, counted in $unclean.
 unclean=0
 stop_ctld() {
   local pid before
-  pid=$(ctld_pid)
+  pid=$(ctld_pid "$c")
   [ -n "$pid" ] || return 0
   before=$(log_size)
   kill -TERM "$pid" 2>/dev/null

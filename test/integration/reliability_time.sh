@@ -89,7 +89,7 @@ sacctmgr -i add user fwuser1 account=tm >/dev/null
 log "restarting slurmctld under libfaketime"
 if LD_PRELOAD=$FAKELIB FAKETIME_TIMESTAMP_FILE=$offset_file FAKETIME_NO_CACHE=1 \
    FAKETIME_DONT_RESET=1 FAKETIME_DONT_FAKE_MONOTONIC=1 "$FW_CLUSTER" restart-ctld --dir "$c" > "$dir/restart.log" 2>&1 \
-   && ctld_alive && grep -q faketime "/proc/$(head -n1 "$c/run/slurmctld.pid" | tr -dc 0-9)/maps"; then
+   && ctld_alive && grep -q faketime "/proc/$(ctld_pid "$c")/maps"; then
   pass "slurmctld runs under libfaketime (clients on the real clock authenticate)"
 else
   fail "slurmctld does not run under libfaketime"; tail -20 "$dir/restart.log" "$c/log/slurmctld.log"
