@@ -38,6 +38,23 @@
 #          the difference in anonymous memory (RssAnon: VmRSS less the
 #          pages of program and library files, a fixed cost) per pending
 #          job is each plugin's memory per job.
+#    then (f) passes with changes between them (issue 47), each plugin
+#    after a restart: the partitions of the queue are set DOWN (their jobs
+#    stay pending) and the node resumed for a third partition, "charge",
+#    where root's jobs run and charge their leaf accounts. For
+#    BENCH_CHANGE_MINUTES minutes (default 3; 0 leaves (f) out), at the
+#    start of each minute, 300 pending jobs (1.5% of 20,000) get nice=1 and
+#    12 users (1% of the associations) fairshare=2, each time others; the
+#    decay thread's CPU over each minute, the passes in it and the job
+#    write lock are measured. Two modes, each plugin in each:
+#      steady: 2 jobs run all along (2 of the 75 leaf accounts charged
+#              every pass: with their parents, under 1% of the
+#              associations);
+#      worst:  75 jobs run, one in each leaf account: every association
+#              with jobs or usage is charged every pass.
+#    multifactor recomputes on its timer (one pass a minute); fairway
+#    also passes a few seconds after each change (doc/architecture.md), so
+#    both the CPU per minute and per pass are reported.
 # 5. Print the figures for both plugins and their ratio fairway/multifactor
 #    and write them to BENCH_OUT (default bench/results/latest.txt).
 #
@@ -66,6 +83,8 @@
 # BENCH_QUIET_SCHED=0 keeps Slurm's default scheduler intervals (by default
 # the main and backfill schedulers run only every 10 minutes so that their
 # own job-lock holds do not mix with the decay passes).
+# BENCH_ONLY_CHANGES=1 measures (f) alone (a quicker check of it; the other
+# figures then read nan).
 set -euo pipefail
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -83,6 +102,8 @@ SPRIO_RUNS=${BENCH_SPRIO_RUNS:-5}
 SUBMIT_ROUNDS=${BENCH_SUBMIT_ROUNDS:-3}
 QUIET_SCHED=${BENCH_QUIET_SCHED:-1}
 MEM_SETTLE=${BENCH_MEM_SETTLE:-75}
+CHANGE_MINUTES=${BENCH_CHANGE_MINUTES:-3}
+ONLY_CHANGES=${BENCH_ONLY_CHANGES:-0}
 SLURM_RELEASE=${BENCH_SLURM:-}
 if [ -n "$SLURM_RELEASE" ]; then
   OUT=${BENCH_OUT:-$TOP/bench/results/latest-$SLURM_RELEASE.txt}
@@ -321,12 +342,15 @@ bytes_per_job() {
   awk -v a="$1" -v b="$2" -v unit="$3" -v n="$4" \
     'BEGIN { if (n == 0) print "nan"; else printf "%.0f", (a - b) * unit / n }'
 }
-for p in basic $PLUGINS; do measure_memory "$p"; done
-for p in $PLUGINS; do
+# (a) to (e) measure these plugins (none with BENCH_ONLY_CHANGES=1).
+MEASURED=$PLUGINS
+if [ "$ONLY_CHANGES" = 1 ]; then MEASURED=""; SUBMIT_ROUNDS=0; BASELINE_SO=""; fi
+for p in ${MEASURED:+basic} $MEASURED; do measure_memory "$p"; done
+for p in $MEASURED; do
   R[$p.mem_per_job_b]=$(bytes_per_job "${R[$p.anon_settled_kb]}" "${R[basic.anon_settled_kb]}" 1024 "${R[$p.mem_pending]}")
   R[$p.rss_per_job_b]=$(bytes_per_job "${R[$p.rss_settled_mib]}" "${R[basic.rss_settled_mib]}" 1048576 "${R[$p.mem_pending]}")
 done
-for p in $PLUGINS; do measure "$p"; done
+for p in $MEASURED; do measure "$p"; done
 # measure_cpu LABEL SO: the decay thread's CPU for AB_PASSES passes of
 # build SO loaded as priority/fairway, after a restart with its first pass
 # left out; appends them (and its phase lines) to LABEL's lists.
@@ -379,7 +403,7 @@ fi
 # different machine (slurmdbd's hourly rollup, the first plugin's
 # cancelled jobs still in the job list, other tenants), and in earlier
 # runs that alone moved sbatch by a factor of 2.
-SPRIO_PER_ROUND=$(((SPRIO_RUNS + SUBMIT_ROUNDS - 1) / SUBMIT_ROUNDS))
+SPRIO_PER_ROUND=$(((SPRIO_RUNS + SUBMIT_ROUNDS - 1) / (SUBMIT_ROUNDS > 0 ? SUBMIT_ROUNDS : 1)))
 for ((r = 0; r < SUBMIT_ROUNDS; r++)); do
   order=$PLUGINS
   ((r % 2)) && order=$(tr ' ' '\n' <<<"$PLUGINS" | tac | xargs)
@@ -389,13 +413,126 @@ for ((r = 0; r < SUBMIT_ROUNDS; r++)); do
     measure_queries "$p" "$SPRIO_PER_ROUND"
   done
 done
-for p in $PLUGINS; do
+for p in $MEASURED; do
   # shellcheck disable=SC2086  # one argument per value
   R[$p.sprio_s]=$(median ${R[$p.sprio_runs]})
   # shellcheck disable=SC2086
   R[$p.submit_rate]=$(median ${R[$p.submit_rates]})
   log "priority/$p: sprio ${R[$p.sprio_s]} s (${R[$p.sprio_runs]}); sbatch ${R[$p.submit_rate]}/s (${R[$p.submit_rates]}); RSS ${R[$p.rss_mib]} MiB after the queries"
 done
+
+# ---------------------------------------------------- (f) changes ---
+# thread_cpu_ns PID COMM: the CPU time of PID's thread named COMM (ns).
+thread_cpu_ns() {
+  local t
+  for t in /proc/"$1"/task/*; do
+    if [ "$(cat "$t/comm" 2>/dev/null)" = "$2" ]; then
+      cut -d' ' -f1 "$t/schedstat"
+      return
+    fi
+  done
+  echo 0
+}
+# poll_until LIMIT CMD: true once CMD (a shell string) succeeds, polled
+# every 0.5 s for at most LIMIT seconds.
+poll_until() {
+  local t0=$SECONDS
+  until eval "$2"; do
+    ((SECONDS - t0 >= $1)) && return 1
+    sleep 0.5
+  done
+}
+# charge_jobs N: N jobs of root running in partition charge, one in each of
+# the first N leaf accounts (those beyond N cancelled), until cancelled.
+charge_jobs() {
+  local n=$1 i
+  scancel -p charge 2>/dev/null || true
+  poll_until 60 "[ \$(squeue -h -p charge | wc -l) = 0 ]" ||
+    { echo "live.sh: charge jobs would not end" >&2; return 1; }
+  for ((i = 0; i < n; i++)); do
+    # --priority: above any computed priority, so that the main scheduler
+    # starts them at once past the 20,000 jobs of the DOWN partitions.
+    sbatch --parsable -J fwcharge -o /dev/null -e /dev/null -A "${LEAVES[$i]}" -p charge -n 1 \
+      --mem=10M --priority=10000000 --wrap 'sleep 100000' >/dev/null
+  done
+  poll_until 120 "[ \$(squeue -h -p charge -t R | wc -l) = $n ]" ||
+    { echo "live.sh: only $(squeue -h -p charge -t R | wc -l) of $n charge jobs run" >&2; return 1; }
+}
+# change_something K: the K-th change, at the start of a minute: the K-th
+# 300 pending jobs get nice=1 and the K-th 12 users fairshare=2 (none of
+# them changed before).
+NICE_SLICE=300 SHARE_SLICE=12
+change_something() {
+  local k=$1 ids users
+  ids=$(sort -n "$WORK"/queue.[01] | grep '^[0-9]' | awk -v a=$((k * NICE_SLICE)) -v n=$NICE_SLICE \
+    'NR > a && NR <= a + n' | paste -sd,)
+  scontrol update jobid="$ids" nice=1 >/dev/null 2>>"$WORK/changes.err" ||
+    log "scontrol update nice: $(tail -n1 "$WORK/changes.err")"
+  users=$(seq $((k * SHARE_SLICE + 1)) $(((k + 1) * SHARE_SLICE)) | sed 's/^/bu/' | paste -sd,)
+  sacctmgr -i modify user where name="$users" set fairshare=2 >/dev/null 2>>"$WORK/changes.err" ||
+    log "sacctmgr modify: $(tail -n1 "$WORK/changes.err")"
+}
+CHANGE_K=0
+# measure_changes PLUGIN MODE: restart with PLUGIN, then, from the end of
+# its first pass, CHANGE_MINUTES minutes (and 5 s, for a timer pass that
+# ends just after the last minute), each begun with change_something; the
+# decay thread's CPU and passes over them, and its job write-lock holds.
+# (Whole minutes from a pass: each then holds one pass of the timer.)
+measure_changes() {
+  local plugin=$1 mode=$2 pid comm=decay m t0 c0 c1 ran last passes=0 tracing=0 key=$1.$2 until
+  [ "$plugin" = fairway ] && comm=fw_decay
+  log "(f) $mode: priority/$plugin: restarting slurmctld"
+  restart_after_first_pass "$plugin" "$WORK/restart-f-$key.log" || return 1
+  pid=$(ctld_pid)
+  scontrol setdebug verbose  # fairway's per-pass lines
+  if python3 "$TOP/bench/lock_holds.py" start --pid "$pid" --comm "$comm" 2>"$WORK/locks-$key.err"; then
+    tracing=1
+  fi
+  t0=$SECONDS
+  c0=$(thread_cpu_ns "$pid" "$comm")
+  last=$(last_decay_ran "$DIR")
+  for ((m = 0; m < CHANGE_MINUTES; m++)); do
+    change_something "$CHANGE_K"
+    CHANGE_K=$((CHANGE_K + 1))
+    until=$((t0 + 60 * (m + 1)))
+    ((m + 1 == CHANGE_MINUTES)) && until=$((until + 5))
+    while ((SECONDS < until)); do
+      sleep 0.5
+      ran=$(last_decay_ran "$DIR")
+      [ "$ran" != "$last" ] && { passes=$((passes + 1)); last=$ran; }
+    done
+  done
+  c1=$(thread_cpu_ns "$pid" "$comm")
+  R[$key.passes]=$passes
+  R[$key.cpu_per_min]=$(awk -v a="$c0" -v b="$c1" -v m="$CHANGE_MINUTES" 'BEGIN { printf "%.2f", (b - a) / 1e6 / m }')
+  R[$key.passes_per_min]=$(awk -v p="$passes" -v m="$CHANGE_MINUTES" 'BEGIN { printf "%.2f", p / m }')
+  R[$key.cpu_per_pass]=$(awk -v a="$c0" -v b="$c1" -v p="$passes" 'BEGIN { if (p > 0) printf "%.2f", (b - a) / 1e6 / p; else print "nan" }')
+  log "(f) $mode: priority/$plugin: ${R[$key.cpu_per_min]} ms a minute, $passes pass(es) in $CHANGE_MINUTES minute(s)"
+  if [ "$tracing" = 1 ]; then
+    python3 "$TOP/bench/lock_holds.py" stop --raw "$WORK/locks-$key.txt" &&
+      while IFS='=' read -r k v; do R[$key.$k]=$v; done < <(python3 "$TOP/bench/lock_holds.py" summary "$WORK/locks-$key.txt")
+  fi
+  scontrol setdebug info
+  if [ "$plugin" = fairway ]; then
+    # What each pass stored (its log).
+    R[$key.stored]=$(grep 'priority/fairway: priority pass:' "$DIR/log/slurmctld.log" | tail -n "$passes" |
+      sed -n 's/.* \([0-9]*\) stored;.*/\1/p' | paste -sd' ')
+  fi
+}
+if [ "$CHANGE_MINUTES" -gt 0 ]; then
+  log "(f): partitions debug and high DOWN, partition charge added, node resumed"
+  conf=$DIR/etc/slurm.conf
+  sed -i -E '/^PartitionName=(debug|high) /s/State=UP/State=DOWN/' "$conf"
+  echo "PartitionName=charge Nodes=ALL Default=NO PriorityJobFactor=1 MaxTime=INFINITE OverSubscribe=FORCE:40 State=UP" >>"$conf"
+  restart_after_first_pass multifactor "$WORK/restart-f.log"
+  resume_node
+  charge_jobs 2
+  for p in $PLUGINS; do measure_changes "$p" steady; done
+  charge_jobs "${#LEAVES[@]}"
+  for p in $(tr ' ' '\n' <<<"$PLUGINS" | tac | xargs); do measure_changes "$p" worst; done
+  scancel -p charge 2>/dev/null || true
+  R[changes_pending]=$(squeue -h -t PD -o %i | wc -l)
+fi
 
 # ------------------------------------------------------------- report ---
 COLD_PAGES=$(bench_memory)
@@ -473,6 +610,27 @@ report() {
     for label in fairway baseline; do
       echo "$label (A/B): pass CPU ms: ${R[ab.$label.passes]:-}"
       echo "$label (A/B): decay pass CPU by phase, mean ms (its log): ${R[ab.$label.phases]:-?}"
+    done
+  fi
+  if [ "$CHANGE_MINUTES" -gt 0 ]; then
+    echo
+    echo "(f) Changes between passes: ${R[changes_pending]:-?} pending jobs in DOWN partitions; each minute, $NICE_SLICE pending jobs"
+    echo "    get nice=1 and $SHARE_SLICE users fairshare=2 (others each time); steady: 2 running jobs charge 2 leaf"
+    echo "    accounts; worst: 75 running jobs charge every leaf account. $CHANGE_MINUTES minutes per plugin and mode."
+    printf '%-46s %12s %12s %10s\n' "figure" "multifactor" "fairway" "f/m"
+    local mode k
+    for mode in steady worst; do
+      for k in "cpu_per_min:decay thread CPU per minute (ms)" "passes_per_min:passes per minute" \
+               "cpu_per_pass:decay pass CPU, mean (ms)" "lock_held_pass_max_ms:job write lock held per pass, max (ms)"; do
+        printf '%-46s %12s %12s %10s\n' "(f) $mode: ${k#*:}" "${R[multifactor.$mode.${k%%:*}]:-nan}" \
+          "${R[fairway.$mode.${k%%:*}]:-nan}" "$(ratio "${R[fairway.$mode.${k%%:*}]:-nan}" "${R[multifactor.$mode.${k%%:*}]:-nan}")"
+      done
+    done
+    for mode in steady worst; do
+      for p in $PLUGINS; do
+        echo "$p, $mode: ${R[$p.$mode.passes]:-?} passes; job write lock per pass: ${R[$p.$mode.lock_pass_list]:-?}"
+      done
+      echo "fairway, $mode: jobs stored per pass (its log): ${R[fairway.$mode.stored]:-?}"
     done
   fi
   if [ -n "$CORE_RESULTS" ] && [ -s "$CORE_RESULTS" ]; then
