@@ -44,9 +44,10 @@
 #    where root's jobs run and charge their leaf accounts. For
 #    BENCH_CHANGE_MINUTES minutes (default 3; 0 leaves (f) out), at the
 #    start of each minute, 300 pending jobs (1.5% of 20,000) get nice=1 and
-#    12 users (1% of the associations) fairshare=2, each time others; the
-#    decay thread's CPU over each minute, the passes in it and the job
-#    write lock are measured. Two modes, each plugin in each:
+#    12 users (1% of the associations) fairshare=2, each time others
+#    (12 minutes in all take 3,600 jobs); the decay thread's CPU over those
+#    minutes, the passes in them and the job write lock are measured. Two
+#    modes, each plugin in each:
 #      steady: 2 jobs run all along (2 of the 75 leaf accounts charged
 #              every pass: with their parents, under 1% of the
 #              associations);
