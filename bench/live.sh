@@ -54,8 +54,9 @@
 #      worst:  75 jobs run, one in each leaf account: every association
 #              with jobs or usage is charged every pass.
 #    multifactor recomputes on its timer (one pass a minute); fairway
-#    also passes a few seconds after each change (doc/architecture.md), so
-#    both the CPU per minute and per pass are reported.
+#    may also pass a few seconds after a change (doc/architecture.md, "What
+#    triggers a pass"), so both the CPU per minute and per pass are
+#    reported. A failure in (f) is logged and leaves its figures nan.
 # 5. Print the figures for both plugins and their ratio fairway/multifactor
 #    and write them to BENCH_OUT (default bench/results/latest.txt).
 #
@@ -485,9 +486,15 @@ measure_changes() {
   log "(f) $mode: priority/$plugin: restarting slurmctld"
   restart_after_first_pass "$plugin" "$WORK/restart-f-$key.log" || return 1
   pid=$(ctld_pid)
+  if ! grep -q "^$comm\$" /proc/"$pid"/task/*/comm 2>/dev/null; then
+    log "(f): slurmctld $pid has no thread named $comm: priority/$plugin not loaded?"
+    return 1
+  fi
   scontrol setdebug verbose  # fairway's per-pass lines
   if python3 "$TOP/bench/lock_holds.py" start --pid "$pid" --comm "$comm" 2>"$WORK/locks-$key.err"; then
     tracing=1
+  else
+    log "no uprobes, so no lock-hold figures: $(cat "$WORK/locks-$key.err")"
   fi
   t0=$SECONDS
   c0=$(thread_cpu_ns "$pid" "$comm")
@@ -517,7 +524,7 @@ measure_changes() {
   if [ "$plugin" = fairway ]; then
     # What each pass stored (its log).
     R[$key.stored]=$(grep 'priority/fairway: priority pass:' "$DIR/log/slurmctld.log" | tail -n "$passes" |
-      sed -n 's/.* \([0-9]*\) stored;.*/\1/p' | paste -sd' ')
+      sed -n 's/.* \([0-9]*\) stored;.*/\1/p' | paste -sd' ' || true)
   fi
 }
 if [ "$CHANGE_MINUTES" -gt 0 ]; then
@@ -525,12 +532,15 @@ if [ "$CHANGE_MINUTES" -gt 0 ]; then
   conf=$DIR/etc/slurm.conf
   sed -i -E '/^PartitionName=(debug|high) /s/State=UP/State=DOWN/' "$conf"
   echo "PartitionName=charge Nodes=ALL Default=NO PriorityJobFactor=1 MaxTime=INFINITE OverSubscribe=FORCE:40 State=UP" >>"$conf"
-  restart_after_first_pass multifactor "$WORK/restart-f.log"
-  resume_node
-  charge_jobs 2
-  for p in $PLUGINS; do measure_changes "$p" steady; done
-  charge_jobs "${#LEAVES[@]}"
-  for p in $(tr ' ' '\n' <<<"$PLUGINS" | tac | xargs); do measure_changes "$p" worst; done
+  # (a) to (e) are measured: a failure here loses only (f)'s figures.
+  if restart_after_first_pass multifactor "$WORK/restart-f.log" && resume_node && charge_jobs 2; then
+    for p in $PLUGINS; do measure_changes "$p" steady || log "(f) steady: priority/$p failed"; done
+    if charge_jobs "${#LEAVES[@]}"; then
+      for p in $(tr ' ' '\n' <<<"$PLUGINS" | tac | xargs); do measure_changes "$p" worst || log "(f) worst: priority/$p failed"; done
+    fi
+  else
+    log "(f) could not be set up: no figures"
+  fi
   scancel -p charge 2>/dev/null || true
   R[changes_pending]=$(squeue -h -t PD -o %i | wc -l)
 fi
@@ -617,13 +627,13 @@ report() {
     echo
     echo "(f) Changes between passes: ${R[changes_pending]:-?} pending jobs in DOWN partitions; each minute, $NICE_SLICE pending jobs"
     echo "    get nice=1 and $SHARE_SLICE users fairshare=2 (others each time); steady: 2 running jobs charge 2 leaf"
-    echo "    accounts; worst: 75 running jobs charge every leaf account. $CHANGE_MINUTES minutes per plugin and mode."
-    printf '%-46s %12s %12s %10s\n' "figure" "multifactor" "fairway" "f/m"
+    echo "    accounts; worst: 75 running jobs charge every leaf account. $CHANGE_MINUTES minutes (and 5 s) per plugin and mode."
+    printf '%-52s %12s %12s %10s\n' "figure" "multifactor" "fairway" "f/m"
     local mode k
     for mode in steady worst; do
       for k in "cpu_per_min:decay thread CPU per minute (ms)" "passes_per_min:passes per minute" \
                "cpu_per_pass:decay pass CPU, mean (ms)" "lock_held_pass_max_ms:job write lock held per pass, max (ms)"; do
-        printf '%-46s %12s %12s %10s\n' "(f) $mode: ${k#*:}" "${R[multifactor.$mode.${k%%:*}]:-nan}" \
+        printf '%-52s %12s %12s %10s\n' "(f) $mode: ${k#*:}" "${R[multifactor.$mode.${k%%:*}]:-nan}" \
           "${R[fairway.$mode.${k%%:*}]:-nan}" "$(ratio "${R[fairway.$mode.${k%%:*}]:-nan}" "${R[multifactor.$mode.${k%%:*}]:-nan}")"
       done
     done
