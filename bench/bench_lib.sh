@@ -36,7 +36,8 @@ bench_cleanup() {
   exit $rc
 }
 
-ctld_pid() { head -n1 "$DIR/run/slurmctld.pid" | tr -dc '0-9'; }
+# ctld_pid: DIR's slurmctld pid (lib.sh's ctld_pid, for the bench's DIR).
+ctld_pid() { daemon_pid "$DIR" slurmctld; }
 # Anonymous resident memory (heap, thread stacks, mapped arrays), kB: VmRSS
 # without the pages of program and library files, which do not grow with
 # the queue (libstdc++ and the plugin's own code are about 1.9 MiB of

@@ -262,6 +262,32 @@ phase_means() {
   awk 'NF { for (i = 1; i < NF; i += 2) { name[i] = $i; sum[i] += $(i + 1) } n++ }
        END { for (i = 1; i in name; i += 2) printf "%s%s %.2f", (i > 1 ? ", " : ""), name[i], sum[i] / n }' <<<"$1"
 }
+# decay_thread TYPE PID: the name of slurmctld PID's decay thread under
+# priority/TYPE (multifactor's "decay", Fairway's "fw_decay"); false, with
+# what the log says of priority plugins, when it has no such thread.
+decay_thread() {
+  local comm=decay
+  [ "$1" = fairway ] && comm=fw_decay
+  if ! grep -q "^$comm\$" /proc/"$2"/task/*/comm 2>/dev/null; then
+    echo "live.sh: slurmctld $2 has no thread named $comm: priority/$1 not loaded?" >&2
+    grep -i 'priority' "$DIR/log/slurmctld.log" | tail -5 >&2
+    return 1
+  fi
+  echo "$comm"
+}
+# lock_trace_start LABEL PID COMM: the decay thread's job write-lock holds,
+# timed from outside with uprobes (bench/lock_holds.py), the same way for
+# both plugins; false, having said why, where the kernel has no uprobes.
+lock_trace_start() {
+  python3 "$TOP/bench/lock_holds.py" start --pid "$2" --comm "$3" 2>"$WORK/locks-$1.err" && return 0
+  log "no uprobes, so no lock-hold figures: $(cat "$WORK/locks-$1.err")"
+  return 1
+}
+# lock_trace_stop LABEL: the probes off, and their key=value figures.
+lock_trace_stop() {
+  python3 "$TOP/bench/lock_holds.py" stop --raw "$WORK/locks-$1.txt" &&
+    python3 "$TOP/bench/lock_holds.py" summary "$WORK/locks-$1.txt"
+}
 # measure LABEL: (a) and (b) for multifactor, fairway, or baseline (the
 # BENCH_BASELINE_SO build loaded as priority/fairway).
 measure() {
@@ -270,12 +296,7 @@ measure() {
   log "== $plugin (priority/$type): restarting slurmctld"
   restart_after_first_pass "$type" "$WORK/restart-$plugin.log" || return 1
   pid=$(ctld_pid)
-  comm=decay; [ "$type" = fairway ] && comm=fw_decay
-  if ! grep -q "^$comm\$" /proc/"$pid"/task/*/comm 2>/dev/null; then
-    echo "live.sh: slurmctld $pid has no thread named $comm: priority/$type not loaded?" >&2
-    grep -i 'priority' "$DIR/log/slurmctld.log" | tail -5 >&2
-    return 1
-  fi
+  comm=$(decay_thread "$type" "$pid") || return 1
   R[$plugin.pending]=$(squeue -h -t PD -o %i | wc -l)
   log "priority/$plugin: first pass done; measuring $PASSES passes (~$PASSES min), ${R[$plugin.pending]} pending"
   out=$WORK/probe-$plugin.txt
@@ -283,24 +304,15 @@ measure() {
   # with its job write-lock hold; the other figures are taken at info, the
   # level the cluster runs at.
   scontrol setdebug verbose
-  # The decay thread's job write-lock holds, timed from outside with
-  # uprobes (bench/lock_holds.py), the same way for both plugins.
   local tracing=0
-  if python3 "$TOP/bench/lock_holds.py" start --pid "$pid" --comm "$comm" 2>"$WORK/locks-$plugin.err"; then
-    tracing=1
-  else
-    log "no uprobes, so no lock-hold figures: $(cat "$WORK/locks-$plugin.err")"
-  fi
+  lock_trace_start "$plugin" "$pid" "$comm" && tracing=1
   python3 "$TOP/bench/live_probe.py" --pid "$pid" --comm "$comm" --state-dir "$DIR/state" "${PROBE_ARGS[@]}" \
     --job "$PROBE_JOB" --passes "$PASSES" --timeout $((PASSES * 60 + 120)) \
     --raw "$WORK/raw-$plugin" >"$out" || { cat "$out" >&2; log "probe failed for $plugin"; }
   # The probe stops when the last pass writes its state; fairway logs the
   # pass's CPU by phase just after that write.
   sleep 1
-  if [ "$tracing" = 1 ]; then
-    python3 "$TOP/bench/lock_holds.py" stop --raw "$WORK/locks-$plugin.txt" &&
-      python3 "$TOP/bench/lock_holds.py" summary "$WORK/locks-$plugin.txt" >>"$out"
-  fi
+  if [ "$tracing" = 1 ]; then lock_trace_stop "$plugin" >>"$out"; fi
   scontrol setdebug info
   while IFS='=' read -r k v; do R[$plugin.$k]=$v; done <"$out"
   # Fairway also times its own job write-lock holds in the priority pass;
@@ -481,21 +493,13 @@ CHANGE_K=0
 # decay thread's CPU and passes over them, and its job write-lock holds.
 # (Whole minutes from a pass: each then holds one pass of the timer.)
 measure_changes() {
-  local plugin=$1 mode=$2 pid comm=decay m t0 c0 c1 ran last passes=0 tracing=0 key=$1.$2 until
-  [ "$plugin" = fairway ] && comm=fw_decay
+  local plugin=$1 mode=$2 pid comm m t0 c0 c1 ran last passes=0 tracing=0 key=$1.$2 until
   log "(f) $mode: priority/$plugin: restarting slurmctld"
   restart_after_first_pass "$plugin" "$WORK/restart-f-$key.log" || return 1
   pid=$(ctld_pid)
-  if ! grep -q "^$comm\$" /proc/"$pid"/task/*/comm 2>/dev/null; then
-    log "(f): slurmctld $pid has no thread named $comm: priority/$plugin not loaded?"
-    return 1
-  fi
+  comm=$(decay_thread "$plugin" "$pid") || return 1
   scontrol setdebug verbose  # fairway's per-pass lines
-  if python3 "$TOP/bench/lock_holds.py" start --pid "$pid" --comm "$comm" 2>"$WORK/locks-$key.err"; then
-    tracing=1
-  else
-    log "no uprobes, so no lock-hold figures: $(cat "$WORK/locks-$key.err")"
-  fi
+  lock_trace_start "$key" "$pid" "$comm" && tracing=1
   t0=$SECONDS
   c0=$(thread_cpu_ns "$pid" "$comm")
   last=$(last_decay_ran "$DIR")
@@ -517,8 +521,7 @@ measure_changes() {
   R[$key.cpu_per_pass]=$(awk -v a="$c0" -v b="$c1" -v p="$passes" 'BEGIN { if (p > 0) printf "%.2f", (b - a) / 1e6 / p; else print "nan" }')
   log "(f) $mode: priority/$plugin: ${R[$key.cpu_per_min]} ms a minute, $passes pass(es) in $CHANGE_MINUTES minute(s)"
   if [ "$tracing" = 1 ]; then
-    python3 "$TOP/bench/lock_holds.py" stop --raw "$WORK/locks-$key.txt" &&
-      while IFS='=' read -r k v; do R[$key.$k]=$v; done < <(python3 "$TOP/bench/lock_holds.py" summary "$WORK/locks-$key.txt")
+    while IFS='=' read -r k v; do R[$key.$k]=$v; done < <(lock_trace_stop "$key")
   fi
   scontrol setdebug info
   if [ "$plugin" = fairway ]; then
