@@ -7,7 +7,10 @@
 # first pass runs, the instant a periodic pass writes its state, right after
 # the second pass of a controller up for two periods, at random offsets;
 # in planned-use mode also after 75 s of downtime) and restarted, in a loop
-# bounded in count and time. After each restart and its pass:
+# bounded in count and time. First, the assoc_usage and qos_usage the
+# plugin writes must be byte for byte the files slurmctld writes for the
+# same usage (same_usage_files). After each kill, assoc_usage is there.
+# After each restart and its pass:
 # - last_ran never goes backwards;
 # - the job's association usage never exceeds billing x (last_ran - job
 #   start) (never double-charged);
@@ -100,7 +103,7 @@ log "job $job running since $job_start, billing $billing, assoc $assoc_id"
 [ -n "$billing" ] && [ "$billing" -gt 0 ] || { fail "no billing for job $job"; summary; exit 1; }
 
 # One crash iteration. $1: phase label, $2: kill mode. Sets globals.
-kills=0 cumulative=1
+kills=0 cumulative=1 usage_file=1
 no_double=1 bounded_loss=1 monotonic=1 alive=1 ledger_ok=1 ledger_no_double=1 ledger_loss=1
 iteration() {
   local phase=$1 mode=$2 before_ran before_usage before_ledger t0 after_ran usage ledger
@@ -128,6 +131,8 @@ iteration() {
   esac
   kill_ctld || { alive=0; fail "$phase/$mode: slurmctld was not running before the kill"; return; }
   t0=$(date +%s)
+  # Slurm 25.05+ will not start without it (see same_usage_files).
+  [ -s "$c/state/assoc_usage" ] || { usage_file=0; fail "$phase/$mode: no assoc_usage after the kill"; }
   if [ "$phase" = planned ]; then
     lf=$(ledger_total "$assoc_id")
     case $lf in MISSING | BAD*) ledger_ok=0; fail "$phase/$mode: ledger after the kill: $lf" ;; esac
@@ -181,10 +186,45 @@ iteration() {
   fi
 }
 
+# The plugin writes Slurm's assoc_usage and qos_usage itself after each
+# pass that charged (usage_save.c), renamed over the old files so that a
+# kill never leaves the name missing (25.05+ slurmctld then stops at start,
+# fatal "No Assoc usage file"). They must be the files slurmctld writes for
+# the same usage: after a pass replaced both, slurmctld is stopped cleanly
+# at once (its own state save; the next pass is a period away, so usage
+# does not move in between) and the files are compared byte for byte after
+# their 10-byte header (protocol version, time of the save).
+same_usage_files() {
+  local f ino_a ino_q clock limit=$((SECONDS + 90)) pid same=1
+  ino_a=$(stat -c %i "$c/state/assoc_usage" 2>/dev/null)
+  ino_q=$(stat -c %i "$c/state/qos_usage" 2>/dev/null)
+  clock=$(last_decay_ran "$c")
+  while [ $SECONDS -lt $limit ] && { [ "$(last_decay_ran "$c")" = "$clock" ] ||
+      [ "$(stat -c %i "$c/state/assoc_usage" 2>/dev/null)" = "$ino_a" ] ||
+      [ "$(stat -c %i "$c/state/qos_usage" 2>/dev/null)" = "$ino_q" ]; }; do
+    sleep 0.05
+  done
+  [ $SECONDS -lt $limit ] || { fail "usage files: no pass replaced assoc_usage and qos_usage in 90 s"; return; }
+  for f in assoc_usage qos_usage; do cp "$c/state/$f" "$dir/fairway.$f"; done
+  pid=$(ctld_pid "$c")
+  scontrol shutdown slurmctld >/dev/null 2>&1
+  for _ in $(seq 300); do ctld_alive "$pid" || break; sleep 0.1; done
+  for f in assoc_usage qos_usage; do
+    if cmp -s <(tail -c +11 "$dir/fairway.$f") <(tail -c +11 "$c/state/$f"); then
+      log "usage files: $f: $(stat -c %s "$c/state/$f") bytes, the same as slurmctld's after the header"
+    else
+      same=0
+      fail "usage files: the plugin's $f differs from slurmctld's for the same usage"
+      cmp -l <(tail -c +11 "$dir/fairway.$f") <(tail -c +11 "$c/state/$f") | head -5
+    fi
+  done
+  [ $same = 1 ] && pass "usage files: the plugin's assoc_usage and qos_usage are slurmctld's, byte for byte after the header"
+}
+
 modes=(startup pass long random startup)
-# A clean restart first: slurmctld writes assoc_usage at a clean shutdown
-# (and every 300 s), as on any controller that has run a while. (Without
-# the file, the plugin's usage bootstrap would rebuild usage from slurmdbd.)
+# Then a clean start: slurmctld wrote assoc_usage at the clean shutdown (and
+# does every 300 s), as on any controller that has run a while.
+same_usage_files
 start_ctld || { fail "clean restart"; summary; exit 1; }
 [ -s "$c/state/assoc_usage" ] && log "assoc_usage written at the clean stop" || log "no assoc_usage after a clean stop?"
 wait_pass_since "$c" "$job_start" 90
@@ -199,6 +239,7 @@ log "fair tree: $n kill/restart iterations"
 [ $monotonic = 1 ] && pass "fair tree: last_ran never went backwards"
 [ $no_double = 1 ] && pass "fair tree: usage never exceeded billing x elapsed (no double charge)"
 [ $bounded_loss = 1 ] && pass "fair tree: no crash lost more than one PriorityCalcPeriod of usage"
+[ $usage_file = 1 ] && pass "fair tree: assoc_usage was there after every kill"
 [ $cumulative = 1 ] && pass "fair tree: in all, usage >= billing x (elapsed - $kills periods)" \
   || fail "fair tree: in all, usage lost more than one period per crash (see the log lines above)"
 
@@ -225,6 +266,7 @@ if [ $alive = 1 ]; then
   done
   log "planned use: $n kill/restart iterations"
   [ $alive = 1 ] && pass "planned use: slurmctld came back after $n SIGKILLs"
+  [ $usage_file = 1 ] && pass "planned use: assoc_usage was there after every kill"
   [ $ledger_ok = 1 ] && pass "planned use: the ledger file was never missing or unparseable after a kill"
   [ $ledger_no_double = 1 ] && pass "planned use: the ledger never exceeded billing x elapsed (no double charge)"
   [ $ledger_loss = 1 ] && pass "planned use: no crash lost more than one period from the ledger"

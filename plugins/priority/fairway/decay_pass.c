@@ -26,6 +26,7 @@
 #include "locks.h"
 #include "remote_sync.h"
 #include "state_files.h"
+#include "usage_save.h"
 
 /* Adds the CPU spent since *mark to *phase and moves the mark. */
 static void lap(double *mark, double *phase)
@@ -102,8 +103,9 @@ void fw_decay_bootstrap(const fw_config_t *config, time_t now,
  *   6. gather and compute          FW_ASSOCS_READ here, inside job R
  *   7. store the changed jobs      FW_JOBS_WRITE here, one hold per slice
  *   8. persist                     the ledger and the state-file lock inside
- *                                  (ledger file, clock); assoc_usage by
- *                                  Slurm's save, which takes its own
+ *                                  (ledger file, clock); FW_USAGE_SAVE
+ *                                  then the state-file lock inside
+ *                                  (assoc_usage, qos_usage)
  * Without the job steps (no clock advance in a classic mode), 2-4, 6 and
  * 7 are skipped. */
 void fw_decay_pass(const fw_config_t *config, time_t now,
@@ -206,7 +208,7 @@ void fw_decay_pass(const fw_config_t *config, time_t now,
 	fw_state_write_clock(now, clock->reset.last_reset);
 	if (s->calc_fairshare &&
 	    (r->charged || clock->reset.last_reset != reset_before))
-		fw_host_save_assoc_usage();
+		fw_usage_save();
 	lap(&mark, &r->cpu.state);
 }
 

@@ -32,9 +32,6 @@ bool fw_host_has_jobs(void);
  * plugin's periodic update; nothing with site_factor/none, Slurm's
  * default. */
 void fw_host_update_site_factors(void);
-/* Saves assoc_mgr's usage (StateSaveLocation/assoc_usage) now; the caller
- * holds no lock (Slurm's save takes its own). */
-void fw_host_save_assoc_usage(void);
 /* PriorityCalcPeriod in seconds, read live. */
 uint32_t fw_host_calc_period(void);
 

@@ -110,11 +110,6 @@ void fw_host_update_site_factors(void)
 	fw_unlock(&held, FW_SITE_FACTORS);
 }
 
-void fw_host_save_assoc_usage(void)
-{
-	dump_assoc_mgr_state();
-}
-
 uint32_t fw_host_calc_period(void)
 {
 	return slurm_conf.priority_calc_period;

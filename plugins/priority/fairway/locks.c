@@ -47,6 +47,12 @@ static const struct {
 					    .tres = READ_LOCK } },
 	[FW_BOOTSTRAP] = { .assoc_mgr = { .assoc = WRITE_LOCK,
 					  .tres = READ_LOCK } },
+	/* file W as dump_assoc_mgr_state takes it: one writer of Slurm's
+	 * usage files at a time. */
+	[FW_USAGE_SAVE] = { .assoc_mgr = { .assoc = READ_LOCK,
+					   .file = WRITE_LOCK,
+					   .qos = READ_LOCK,
+					   .tres = READ_LOCK } },
 };
 
 static bool is_ctld(fw_lock_set_t set)

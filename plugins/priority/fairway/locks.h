@@ -42,6 +42,7 @@ typedef enum {
 	FW_FAIRSHARE, /* assoc W: fairshare written back */
 	FW_USAGE_WRITE, /* assoc W, qos W, tres R: usage charged, decayed, reset */
 	FW_BOOTSTRAP, /* assoc W, tres R: usage rebuilt */
+	FW_USAGE_SAVE, /* assoc R, qos R, tres R, file W: usage_save.c */
 } fw_lock_set_t;
 /* An entry point whose caller holds job W and part R (priority_p_set and
  * priority_p_job_end: slurm-22-05-8-1:src/slurmctld/job_mgr.c). */
