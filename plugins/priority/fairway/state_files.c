@@ -2,7 +2,7 @@
 /* The plugin's files under StateSaveLocation: the decay clock
  * priority_last_decay_ran (multifactor's 16-byte format, so a site can
  * switch plugins either way) and any other state file (the planned-use
- * ledger). Every write is atomic (<name>.new, fsync, rename, fsync of the
+ * ledger; Slurm's usage files, which usage_save.c packs). Every write is atomic (<name>.new, fsync, rename, fsync of the
  * directory) and keeps the previous copy as <name>.old, all under Slurm's
  * state-file lock. The pass statistics (fairway_pass_stats, for `fairway
  * metrics`) are written the same way, world-readable, without .old or
@@ -27,8 +27,9 @@
 #define FW_MAX_STATE_FILE_BYTES (256u << 20) /* far beyond any ledger */
 
 /* What the plugin remembers per state file, under the state-file lock.
- * The plugin names four files (the clock, the ledger, the other clusters'
- * usage and the pass statistics), so a small array searched by name is all
+ * The plugin names seven files (the clock, the ledger, the other clusters'
+ * usage and what it added, the pass statistics, and Slurm's assoc_usage
+ * and qos_usage: usage_save.c), so a small array searched by name is all
  * a set or map would give; a name beyond its room is simply not remembered
  * (its failures are then said at every write). */
 typedef enum {
