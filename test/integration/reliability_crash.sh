@@ -195,7 +195,7 @@ iteration() {
 # does not move in between) and the files are compared byte for byte after
 # their 10-byte header (protocol version, time of the save).
 same_usage_files() {
-  local f ino_a ino_q clock limit=$((SECONDS + 90)) pid same=1
+  local f ino_a ino_q clock limit=$((SECONDS + 90)) same=1
   ino_a=$(stat -c %i "$c/state/assoc_usage" 2>/dev/null)
   ino_q=$(stat -c %i "$c/state/qos_usage" 2>/dev/null)
   clock=$(last_decay_ran "$c")
@@ -206,9 +206,7 @@ same_usage_files() {
   done
   [ $SECONDS -lt $limit ] || { fail "usage files: no pass replaced assoc_usage and qos_usage in 90 s"; return; }
   for f in assoc_usage qos_usage; do cp "$c/state/$f" "$dir/fairway.$f"; done
-  pid=$(ctld_pid "$c")
-  scontrol shutdown slurmctld >/dev/null 2>&1
-  for _ in $(seq 300); do ctld_alive "$pid" || break; sleep 0.1; done
+  stop_ctld "$c"
   for f in assoc_usage qos_usage; do
     if cmp -s <(tail -c +11 "$dir/fairway.$f") <(tail -c +11 "$c/state/$f"); then
       log "usage files: $f: $(stat -c %s "$c/state/$f") bytes, the same as slurmctld's after the header"

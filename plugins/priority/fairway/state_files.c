@@ -2,7 +2,8 @@
 /* The plugin's files under StateSaveLocation: the decay clock
  * priority_last_decay_ran (multifactor's 16-byte format, so a site can
  * switch plugins either way) and any other state file (the planned-use
- * ledger; Slurm's usage files, which usage_save.c packs). Every write is atomic (<name>.new, fsync, rename, fsync of the
+ * ledger; Slurm's usage files, which usage_save.c packs). Every write is
+ * atomic (<name>.new, fsync, rename, fsync of the
  * directory) and keeps the previous copy as <name>.old, all under Slurm's
  * state-file lock. The pass statistics (fairway_pass_stats, for `fairway
  * metrics`) are written the same way, world-readable, without .old or

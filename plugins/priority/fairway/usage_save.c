@@ -32,13 +32,13 @@ static char *tres_raw_text(const long double *tres_cnt)
 }
 
 /* Requires tres R. One record of assoc_usage or qos_usage. */
-static void pack_usage(uint32_t id, const long double *usage_raw,
+static void pack_usage(uint32_t id, long double usage_raw,
 		       const long double *tres_raw, uint32_t grp_used_wall,
 		       buf_t *buf)
 {
 	char *text = tres_raw_text(tres_raw);
 	pack32(id, buf);
-	packlongdouble(*usage_raw, buf);
+	packlongdouble(usage_raw, buf);
 	packstr(text, buf);
 	xfree(text);
 	pack32(grp_used_wall, buf);
@@ -50,7 +50,7 @@ static int pack_assoc(void *x, void *arg)
 	const slurmdb_assoc_rec_t *assoc = x;
 	const slurmdb_assoc_usage_t *u = assoc->leaf_usage;
 	if (u) /* only associations with their own usage, as Slurm writes */
-		pack_usage(assoc->id, &u->usage_raw, u->usage_tres_raw,
+		pack_usage(assoc->id, u->usage_raw, u->usage_tres_raw,
 			   u->grp_used_wall, arg);
 	return 0;
 }
@@ -59,7 +59,7 @@ static int pack_qos(void *x, void *arg)
 {
 	const slurmdb_qos_rec_t *qos = x;
 	const slurmdb_qos_usage_t *u = qos->usage;
-	pack_usage(qos->id, &u->usage_raw, u->usage_tres_raw, u->grp_used_wall,
+	pack_usage(qos->id, u->usage_raw, u->usage_tres_raw, u->grp_used_wall,
 		   arg);
 	return 0;
 }
