@@ -17,6 +17,7 @@
 #include "bootstrap.h"
 #include "charge.h"
 #include "config_store.h"
+#include "decay_thread.h"
 #include "fw_host.h"
 #include "fw_thread.h"
 #include "job_find.h"
@@ -153,6 +154,14 @@ void fw_decay_pass(const fw_config_t *config, time_t now,
 		/* 4. Charge running jobs. */
 		r->charged = fw_charge_running(&held, pass, config,
 					       clock->last_ran, now);
+		/* Running jobs are charged up to now: a job that ends from here
+		 * on is charged from now. Published while job R is held, so no
+		 * job end (job W) falls between the charge and this; published
+		 * only at step 8, a job ending during steps 7-8 (the slices'
+		 * gaps, the fsyncs) would be charged [last_ran, now] twice.
+		 * With no job list no job ends. */
+		if (jobs && !clock->without_accounting)
+			fw_decay_charged_until(&held, now);
 		lap(&mark, &r->cpu.charge);
 		/* 5. Fairshare from the usage just charged. */
 		if (planned_use) {

@@ -20,6 +20,7 @@
 #include "decay_pass.h"
 #include "fw_host.h"
 #include "fw_thread.h"
+#include "lock_witness.h"
 #include "remote_sync.h"
 
 /* decay.mutex guards decay's fields and the two below, and is held only
@@ -41,6 +42,12 @@ static atomic_uint noted;
 time_t fw_last_decay_ran(void)
 {
 	return atomic_load(&last_ran);
+}
+
+void fw_decay_charged_until(const fw_held_t *held, time_t when)
+{
+	FW_REQUIRE(held, FW_READ_LOCK, FW_NO_LOCK, FW_NO_LOCK, FW_NO_LOCK);
+	atomic_store(&last_ran, when);
 }
 
 void fw_decay_thread_reconfig(void)

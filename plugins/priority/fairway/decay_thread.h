@@ -7,6 +7,8 @@
 
 #include <time.h>
 
+#include "locks.h"
+
 /* At init: reads the decay clock (state files), so that fw_last_decay_ran
  * is right before any job ends. */
 void fw_decay_thread_prepare(void);
@@ -38,8 +40,12 @@ void fw_decay_thread_reconfig(void);
  * pass then serves every event noted since the last. Any thread, any lock
  * held; returns at once (an atomic). */
 void fw_decay_thread_note(fw_trigger_t trigger);
-/* When the last pass ran (0 before the first), for job-end charging. Any
- * thread; no lock. */
+/* Where job-end charging starts: when the last pass charged running jobs
+ * up to, or ran (0 before the first). Any thread; no lock. */
 time_t fw_last_decay_ran(void);
+/* Called by a pass once it has charged every running job up to when.
+ * Requires job R in *held (a job end holds job W, so it sees either the
+ * old value and none of these charges, or both new); does nothing else. */
+void fw_decay_charged_until(const fw_held_t *held, time_t when);
 
 #endif /* FAIRWAY_PLUGIN_DECAY_THREAD_H_ */

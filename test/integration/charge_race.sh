@@ -1,0 +1,145 @@
+#!/bin/bash
+# A job that ends while a decay pass finishes. A pass charges every running
+# job up to its own time; a job that ends after that charge must be charged
+# from the pass's time on, not from the pass before, or the part the pass
+# charged is charged twice. Between the charge and the end of a pass there
+# are milliseconds (the store's slices, the state files' fsyncs), so a shim
+# (hold_clock_fsync.c, preloaded into slurmctld alone) holds the window
+# open: while armed, the pass's fsync of priority_last_decay_ran.new (both
+# plugins write it last) sleeps HOLD seconds first. No decay
+# (PriorityDecayHalfLife=0): RawUsage is exactly billing x elapsed.
+#   fairway:     a job of RUN s; once it has run 2 s the shim is armed and
+#                an association's shares change, which makes Fairway run a
+#                pass (change_check) that charges the job, then holds while
+#                the job ends.
+#   multifactor: the same on the same state after restart-ctld, its pass
+#                being the PriorityCalcPeriod timer's: the job is submitted
+#                to run across the next one (the last pass's time + 60 s).
+# Checked under each plugin:
+# - the shim's log has a hold that began before the job's end and ended
+#   after it, so the window was really there (else the check below proves
+#   nothing, and this fails);
+# - every user's RawUsage equals billing (allocated CPUs) x elapsed seconds
+#   from sacct, and root's equals their sum.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+RUN=8
+HOLD=10
+dir=$(mktemp -d /tmp/fairway-race.XXXXXX)
+chmod 755 "$dir"
+c=$dir/c
+trap 'rm -f "$dir/armed"; stop_cluster "$c"; rm -rf "$FW_PLUGIN_DIR"; [ -n "${FW_KEEP:-}" ] || rm -rf "$dir"' EXIT
+prepare_plugin_dir || exit 1
+# Inside the cluster's directory, which a chroot release binds at the same
+# path (scripts/cluster), so slurmctld finds the shim there too.
+mkdir -p "$c"
+cc -shared -fPIC -O2 -o "$c/hold_clock_fsync.so" "$FW_TOP/test/integration/hold_clock_fsync.c" -ldl ||
+  { fail "compile the shim"; summary; exit 1; }
+FAIRWAY_CTLD_ENV="LD_PRELOAD=$c/hold_clock_fsync.so FW_HOLD_ARMED=$dir/armed FW_HOLD_SECONDS=$HOLD FW_HOLD_LOG=$c/holds"
+export FAIRWAY_CTLD_ENV
+
+cat > "$dir/extra.conf" <<CONF
+PriorityDecayHalfLife=0
+PriorityUsageResetPeriod=NONE
+PriorityCalcPeriod=1
+CONF
+log "starting the cluster with priority/fairway (the shim preloaded, unarmed)"
+start_cluster "$c" priority/fairway "$dir/extra.conf" || { fail "cluster start"; summary; exit 1; }
+create_example_tree
+
+# epoch TIME: sacct's local time as seconds since the epoch.
+epoch() { date -d "$1" +%s; }
+
+# job_running ID: until job ID runs; prints its start (epoch).
+job_running() {
+  local id=$1 limit=$((SECONDS + 60)) start
+  while [ "$(squeue -h -j "$id" -o %T 2>/dev/null)" != RUNNING ]; do
+    [ $SECONDS -gt $limit ] && return 1
+    sleep 0.2
+  done
+  start=$(scontrol show job "$id" | grep -oE 'StartTime=[^ ]+' | cut -d= -f2)
+  epoch "$start"
+}
+
+# holds_over: until no hold is under way (as many "end" lines in the
+# shim's log as "start" lines); false after 2 x HOLD s.
+holds_over() {
+  local limit=$((SECONDS + 2 * HOLD))
+  while [ "$(grep -c '^start' "$c/holds" 2>/dev/null)" != "$(grep -c '^end' "$c/holds" 2>/dev/null)" ]; do
+    [ $SECONDS -gt $limit ] && return 1
+    sleep 0.5
+  done
+}
+
+# held_over_end PLUGIN ID: the shim's log has a hold that began before job
+# ID's end and ended after it (whole seconds, as slurmctld's clock counts).
+held_over_end() {
+  local plugin=$1 id=$2 end holds
+  end=$(epoch "$(sacct -X -n -P -j "$id" -o end | head -1)")
+  holds=$(paste -d' ' - - < "$c/holds" 2>/dev/null | tr '\n' ';')
+  if paste -d' ' - - < "$c/holds" 2>/dev/null |
+     awk -v e="$end" '$2 <= e && $4 >= e {found=1} END {exit !found}'; then
+    pass "$plugin: a pass's end was held ${HOLD} s over job $id's end at $end (holds: $holds)"
+  else
+    fail "$plugin: no hold spans job $id's end at $end (holds: ${holds:-none}): the scenario did not happen"
+  fi
+}
+
+# charged_exactly PLUGIN: every user's RawUsage and root's against sacct.
+charged_exactly() {
+  local plugin=$1 user raw total=0 ok=1
+  declare -A expected=()
+  while IFS='|' read -r user secs cpus; do
+    expected[$user]=$(( ${expected[$user]:-0} + secs * cpus ))
+    total=$((total + secs * cpus))
+  done < <(sacct -S 2000-01-01T00:00:00 -X -n -P -o user,elapsedraw,alloccpus)
+  for user in "${!expected[@]}"; do
+    raw=$(sshare -n -P -a -u "$user" -o user,rawusage | awk -F'|' -v u="$user" '$1==u{print $2; exit}')
+    if [ "$raw" != "${expected[$user]}" ]; then
+      ok=0; fail "$plugin: $user RawUsage $raw, expected ${expected[$user]} (billing x elapsed from sacct)"
+    fi
+  done
+  raw=$(sshare -n -P -a -o account,user,rawusage | awk -F'|' '$1=="root" && $2==""{print $3; exit}')
+  [ "$raw" = "$total" ] || { ok=0; fail "$plugin: root RawUsage $raw, expected $total"; }
+  [ $ok = 1 ] && pass "$plugin: RawUsage equals billing x elapsed for ${!expected[*]} and root ($total)"
+}
+
+# finish PLUGIN ID: after job ID ends, disarm; then the checks.
+finish() {
+  local plugin=$1 id=$2
+  wait_jobs_done 120 || fail "$plugin: job $id did not end"
+  rm -f "$dir/armed"
+  wait_accounting_done || fail "$plugin: slurmdbd did not record job $id's end"
+  # The held pass finishes: its usage and the job end's are all in.
+  holds_over || fail "$plugin: a hold of the shim did not end"
+  held_over_end "$plugin" "$id"
+  charged_exactly "$plugin"
+}
+
+log "fairway: a ${RUN} s job, a pass charging it, its end inside the pass"
+id=$(submit_as fwuser1 -n1 --wrap "sleep $RUN")
+start=$(job_running "$id") || { fail "fairway: job $id did not start"; summary; exit 1; }
+while [ "$(date +%s)" -lt $((start + 2)) ]; do sleep 0.2; done
+touch "$dir/armed"
+sacctmgr -i modify user fwuser5 set fairshare=3 >/dev/null
+finish fairway "$id"
+
+log "multifactor on the same state: a ${RUN} s job across its next timer pass"
+restart_ctld "$c" priority/multifactor >/dev/null 2>&1 || { fail "restart with multifactor"; summary; exit 1; }
+# A first pass after the restart gives the timer's phase: passes then come
+# every 60 s (PriorityCalcPeriod=1) from it.
+first=$(last_decay_ran "$c")
+limit=$((SECONDS + 90))
+while [ "$(last_decay_ran "$c")" = "$first" ]; do
+  [ $SECONDS -gt $limit ] && { fail "multifactor: no decay pass"; summary; exit 1; }
+  sleep 0.5
+done
+next=$(( $(last_decay_ran "$c") + 60 ))
+while [ "$(date +%s)" -lt $((next - RUN / 2 - 1)) ]; do sleep 0.5; done
+touch "$dir/armed"
+id=$(submit_as fwuser2 -n1 --wrap "sleep $RUN")
+start=$(job_running "$id") || { fail "multifactor: job $id did not start"; summary; exit 1; }
+[ "$start" -lt "$next" ] || fail "multifactor: job $id started at $start, not before the pass at $next"
+finish multifactor "$id"
+summary
