@@ -146,8 +146,11 @@ static void *thread_main(void *unused)
 		fw_changes_t before = seen;
 		if (look)
 			fw_changes_fingerprint(&before);
-		/* A rebuild that found no slurmdbd is retried every pass. */
+		/* A rebuild that found no slurmdbd is retried every pass. One
+		 * that succeeds counted running jobs up to start_time: job ends
+		 * charge from there on, not from the clock before it. */
 		fw_decay_bootstrap(config, start_time, &clock, true);
+		atomic_store(&last_ran, clock.last_ran);
 		fw_pass_report_t report;
 		struct timespec pass_start, pass_end;
 		clock_gettime(CLOCK_MONOTONIC, &pass_start);
