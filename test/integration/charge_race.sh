@@ -24,8 +24,13 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 
-RUN=8
-HOLD=10
+# Fairway's pass starts after the shim is armed at 2 s: at the next look
+# (change_check = 2 s) once slurmdbd's update reached slurmctld, seconds
+# later on a loaded machine. Any start before the job's end at RUN s is
+# held over that end when HOLD exceeds RUN - 2 (and the job's elapsed may
+# be RUN + 1).
+RUN=12
+HOLD=16
 dir=$(mktemp -d /tmp/fairway-race.XXXXXX)
 chmod 755 "$dir"
 c=$dir/c
