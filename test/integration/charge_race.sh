@@ -34,14 +34,15 @@ HOLD=16
 dir=$(mktemp -d /tmp/fairway-race.XXXXXX)
 chmod 755 "$dir"
 c=$dir/c
-trap 'rm -f "$dir/armed"; stop_cluster "$c"; rm -rf "$FW_PLUGIN_DIR"; [ -n "${FW_KEEP:-}" ] || rm -rf "$dir"' EXIT
+trap 'rm -f "$c/armed"; stop_cluster "$c"; rm -rf "$FW_PLUGIN_DIR"; [ -n "${FW_KEEP:-}" ] || rm -rf "$dir"' EXIT
 prepare_plugin_dir || exit 1
-# Inside the cluster's directory, which a chroot release binds at the same
-# path (scripts/cluster), so slurmctld finds the shim there too.
+# The shim, its switch and its log inside the cluster's directory: a
+# chroot release's slurmctld sees only that one at the same path
+# (scripts/cluster; with the switch in $dir, 24.11.5 never held).
 mkdir -p "$c"
 cc -shared -fPIC -O2 -o "$c/hold_clock_fsync.so" "$FW_TOP/test/integration/hold_clock_fsync.c" -ldl ||
   { fail "compile the shim"; summary; exit 1; }
-FAIRWAY_CTLD_ENV="LD_PRELOAD=$c/hold_clock_fsync.so FW_HOLD_ARMED=$dir/armed FW_HOLD_SECONDS=$HOLD FW_HOLD_LOG=$c/holds"
+FAIRWAY_CTLD_ENV="LD_PRELOAD=$c/hold_clock_fsync.so FW_HOLD_ARMED=$c/armed FW_HOLD_SECONDS=$HOLD FW_HOLD_LOG=$c/holds"
 export FAIRWAY_CTLD_ENV
 
 cat > "$dir/extra.conf" <<CONF
@@ -114,7 +115,7 @@ charged_exactly() {
 finish() {
   local plugin=$1 id=$2
   wait_jobs_done 120 || fail "$plugin: job $id did not end"
-  rm -f "$dir/armed"
+  rm -f "$c/armed"
   wait_accounting_done || fail "$plugin: slurmdbd did not record job $id's end"
   # The held pass finishes: its usage and the job end's are all in.
   holds_over || fail "$plugin: a hold of the shim did not end"
@@ -126,7 +127,7 @@ log "fairway: a ${RUN} s job, a pass charging it, its end inside the pass"
 id=$(submit_as fwuser1 -n1 --wrap "sleep $RUN")
 start=$(job_running "$id") || { fail "fairway: job $id did not start"; summary; exit 1; }
 while [ "$(date +%s)" -lt $((start + 2)) ]; do sleep 0.2; done
-touch "$dir/armed"
+touch "$c/armed"
 sacctmgr -i modify user fwuser5 set fairshare=3 >/dev/null
 finish fairway "$id"
 
@@ -142,7 +143,7 @@ while [ "$(last_decay_ran "$c")" = "$first" ]; do
 done
 next=$(( $(last_decay_ran "$c") + 60 ))
 while [ "$(date +%s)" -lt $((next - RUN / 2 - 1)) ]; do sleep 0.5; done
-touch "$dir/armed"
+touch "$c/armed"
 id=$(submit_as fwuser2 -n1 --wrap "sleep $RUN")
 start=$(job_running "$id") || { fail "multifactor: job $id did not start"; summary; exit 1; }
 [ "$start" -lt "$next" ] || fail "multifactor: job $id started at $start, not before the pass at $next"
