@@ -94,19 +94,15 @@ held_over_end() {
 
 # What each of this scenario's jobs used, by user: billing (allocated
 # CPUs) x run time as slurmctld recorded them, read when the job ends
-# (record_job). Not sacct: in a CI rehearsal the first job after the
-# cluster's start was listed there with no run time (start record lost
-# under load), while slurmctld and both plugins had the right 12 s.
+# (record_job, with lib.sh's ended_job_usage: not sacct, which in a CI
+# rehearsal listed this scenario's first job with no run time).
 declare -A used=()
 # record_job ID: adds job ID's CPUs x RunTime to its user's entry.
 record_job() {
-  local line user cpus run h m sec
-  line=$(scontrol -o show job "$1")
-  user=$(grep -oE 'UserId=[^( ]+' <<<"$line" | cut -d= -f2)
-  cpus=$(grep -oE 'NumCPUs=[0-9]+' <<<"$line" | cut -d= -f2)
-  run=$(grep -oE 'RunTime=[0-9:]+' <<<"$line" | cut -d= -f2)
-  IFS=: read -r h m sec <<<"$run"
-  used[$user]=$(( ${used[$user]:-0} + cpus * (10#$h * 3600 + 10#$m * 60 + 10#$sec) ))
+  local user secs
+  read -r _ user secs < <(ended_job_usage "$1")
+  [ -n "$secs" ] || { fail "job $1: slurmctld has no record of it"; return; }
+  used[$user]=$(( ${used[$user]:-0} + secs ))
 }
 
 # charged_exactly PLUGIN: every user's RawUsage and root's against used.

@@ -170,6 +170,29 @@ submit_as() {
   runuser -u "$user" -- sbatch --parsable -o /dev/null -e /dev/null "$@"
 }
 
+# ended_job_usage [ID]: for job ID, or for each job slurmctld still holds,
+# "ID USER CPU-SECONDS" of its allocation as slurmctld recorded it: NumCPUs x RunTime ([days-]hours:minutes:seconds), what a job
+# charges with billing = CPUs. Not sacct: under load slurmdbd can list a
+# job without its start (no run time) while slurmctld and the plugin have
+# it right (a CI rehearsal, 2026-11-28). Ended jobs are kept MinJobAge
+# (scripts/cluster: 120 s), so read them soon after they end.
+ended_job_usage() {
+  scontrol -o show job ${1:+"$1"} 2>/dev/null | awk '
+    { id = user = cpus = run = ""
+      for (i = 1; i <= NF; i++) {
+        split($i, kv, "=")
+        if (kv[1] == "JobId") id = kv[2]
+        else if (kv[1] == "UserId") { user = kv[2]; sub(/\(.*/, "", user) }
+        else if (kv[1] == "NumCPUs") cpus = kv[2]
+        else if (kv[1] == "RunTime") run = kv[2]
+      }
+      days = 0
+      if (index(run, "-")) { split(run, dr, "-"); days = dr[1]; run = dr[2] }
+      n = split(run, t, ":")
+      if (id == "" || user == "" || cpus == "" || n != 3) next
+      print id, user, cpus * (((days * 24 + t[1]) * 60 + t[2]) * 60 + t[3]) }'
+}
+
 # wait_jobs_done: until no job is pending or running.
 wait_jobs_done() {
   local limit=$((SECONDS + ${1:-300}))

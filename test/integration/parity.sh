@@ -10,7 +10,7 @@
 # the same state. From Slurm 24.11 the queue also holds jobs with several
 # QOS (--qos=a,b), one in one partition and one in two: one priority and
 # one sprio row per (partition, QOS). A separate check asserts that fairway
-# itself charges usage exactly (billing x elapsed, from sacct).
+# itself charges usage exactly (billing x run time, from slurmctld's records).
 #
 # The tree is the documented example's (lib.sh create_example_tree) plus
 # associations without a pending job, which a pass over pending jobs alone
@@ -83,6 +83,13 @@ sbatch -o /dev/null -e /dev/null -n1 --wrap 'sleep 2' >/dev/null
 tie_jobs=$(submit_as fwuser7 -n1 -H --wrap 'sleep 2'),$(submit_as fwuser10 -n1 -H --wrap 'sleep 2')
 scontrol release "$tie_jobs"
 wait_jobs_done || fail "usage jobs did not finish"
+# Each ended job's CPU-seconds by id, read while slurmctld holds them.
+declare -A job_usage=()
+record_ended_jobs() {
+  local id user secs
+  while read -r id user secs; do job_usage[$id]="$user $secs"; done < <(ended_job_usage)
+}
+record_ended_jobs
 wait_accounting_done || fail "slurmdbd did not record the usage jobs' ends"
 # Elapsed time is counted in whole seconds of slurmctld's clock: two equal
 # jobs can still end on either side of a second. The one behind then runs
@@ -94,6 +101,7 @@ for _ in 1 2 3; do
   log "tie: fwuser7 $u7, fwuser10 $u10: one more second for $behind"
   submit_as "$behind" -n1 --wrap 'sleep 1' >/dev/null
   { wait_jobs_done && wait_accounting_done; } || fail "the tie's extra job did not finish"
+  record_ended_jobs
 done
 u7=$(raw_usage fwuser7) u10=$(raw_usage fwuser10)
 if [ -n "$u7" ] && [ "$u7" -gt 0 ] && [ "$u7" = "$u10" ]; then
@@ -103,19 +111,22 @@ else
 fi
 
 # Without decay, each association's RawUsage is exactly the sum of billing
-# (here: allocated CPUs) x elapsed seconds of its jobs, as sacct reports.
+# (here: allocated CPUs) x run time of its jobs, as slurmctld recorded them
+# (lib.sh's ended_job_usage says why not sacct).
 declare -A expected
-while IFS='|' read -r user secs cpus; do
-  expected[$user]=$(( ${expected[$user]:-0} + secs * cpus ))
-done < <(sacct -S 2000-01-01T00:00:00 -X -n -P -o user,elapsedraw,alloccpus)
+for id in "${!job_usage[@]}"; do
+  read -r user secs <<<"${job_usage[$id]}"
+  expected[$user]=$(( ${expected[$user]:-0} + secs ))
+done
+[ ${#job_usage[@]} -ge 7 ] || fail "charging: slurmctld held ${#job_usage[@]} of the 7 or more usage jobs"
 ok=1
 for user in "${!expected[@]}"; do
-  raw=$(sshare -n -P -a -u "$user" -o user,rawusage | awk -F'|' -v u="$user" '$1==u{print $2; exit}')
+  raw=$(raw_usage "$user")
   if [ "$raw" != "${expected[$user]}" ]; then
-    ok=0; fail "charging: $user RawUsage $raw, expected ${expected[$user]} (billing x elapsed)"
+    ok=0; fail "charging: $user RawUsage $raw, expected ${expected[$user]} (billing x run time)"
   fi
 done
-[ $ok = 1 ] && pass "charging: every user's RawUsage equals billing x elapsed from sacct"
+[ $ok = 1 ] && pass "charging: every user's RawUsage equals billing x run time (${!expected[*]})"
 
 # check_sshare_rows NAME FILE: FILE (sshare -a -l -P) has a row for every
 # association of the tree, those without a job included, so that comparing
