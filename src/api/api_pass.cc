@@ -458,6 +458,7 @@ bool fw_pass_store_next(fw_pass_t* pass, bool previous_stored, fw_store_item_t* 
   *item = fw_store_item_t{};
   item->job_id = b.table.job_ids[p.position];
   item->stamp = p.stamp;
+  item->set_since_gather = b.table.records[p.position].forgotten;
   // The store writes no TRES into the job (sprio reads the table's).
   fw_factors_t& f = item->factors;
   api::ScalarFactorsOf(p.record, &f);

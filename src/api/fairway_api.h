@@ -496,8 +496,8 @@ typedef struct {
  *
  * A new per-job number that feeds a term goes here, and then changes
  * exactly: this struct; plugins/priority/fairway/job_gather.c (the copy
- * from job_record_t in job_inputs, and fw_jobs_stamp when the number can
- * change while the job waits); the term in src/priority_terms.h; and the
+ * from job_record_t in job_inputs; fw_jobs_stamp needs nothing, as a job
+ * update ends in priority_p_set); the term in src/priority_terms.h; and the
  * tool's tool/slurmctld/rpc_client.cc (the same number from job_info_t,
  * in the core's meaning). A field's default in the core (JobInputs) is
  * src/job_priority.h's DefaultJobScalars. */
@@ -660,9 +660,10 @@ void fw_pass_end_gather(fw_pass_t *pass);
 /* Storing, under the job WRITE lock, a slice at a time:
  *   bool stored = false;
  *   while (fw_pass_store_next(pass, stored, &item)) {
- *     find the job; stored = whether it is still the job of the gather
- *     (its stamp) and item's factors were stored; when it changed,
- *     fw_pass_store_recompute (then stored = false) ...
+ *     unless item.set_since_gather, find the job; stored = whether it
+ *     is still the job of the gather (its stamp) and item's factors
+ *     were stored; when it changed, fw_pass_store_recompute (then
+ *     stored = false) ...
  *   }
  *   finished = fw_pass_store_end_slice(pass);
  * until finished. */
@@ -676,6 +677,10 @@ typedef struct {
   /* record_index of the job 8 items on in the slice, and the id of the
    * job 4 items on, for the boundary's prefetches (UINT32_MAX, 0: none). */
   uint32_t ahead_record_index, ahead_job_id;
+  /* priority_p_set stored the job's priority and factors after the
+   * gather (fw_pass_forget): they are newer than the pass's, and the
+   * boundary leaves them (not stored). */
+  bool set_since_gather;
 } fw_store_item_t;
 /* The next changed job of this slice; false at the slice's end. Retires
  * the item the last call of this slice returned: previous_stored, its

@@ -21,7 +21,7 @@
 #define RUNNING_PRIORITY 4242u
 #define ARRAY_ID (FIRST_ID + 100) /* the array's meta record; tasks follow */
 #define ARRAY_TASKS 3
-#define CHANGES 4
+#define CHANGES 5
 
 /* What the hook did (diff_boundary.h). */
 typedef struct {
@@ -152,8 +152,28 @@ static int resort_parts(void *x, void *arg)
 }
 #endif
 
+/* Records job as changed and whether the pass had not stored it yet (its
+ * submitted priority 1). */
+static void changing(job_record_t *job, int *c)
+{
+	hook_state.on_time &= job->priority == 1;
+	hook_state.changed[(*c)++] = job->job_id;
+}
+
+/* The jobs an update changed: _update_job ends, for a job that is not
+ * held, with set_job_prio, the plugin's priority_p_set, under job W and
+ * no assoc_mgr lock (slurm-22-05-8-1:src/slurmctld/job_mgr.c). */
+static job_record_t *updated[CHANGES];
+static int updated_count;
+
+static void update_ends(job_record_t *job)
+{
+	updated[updated_count++] = job;
+}
+
 /* On the plugin's thread, no lock held: what an admin's sacctmgr,
- * scontrol update job and scontrol update partition would do then. */
+ * scontrol update job, scontrol top and scontrol update partition would
+ * do then. */
 static void change_jobs(void *arg)
 {
 	slurmctld_lock_t write = {.job = WRITE_LOCK, .part = WRITE_LOCK};
@@ -162,36 +182,46 @@ static void change_jobs(void *arg)
 	assoc_mgr_lock(&read);
 	hook_state.ran = true;
 	hook_state.on_time = true;
+	updated_count = 0;
 	job_record_t *job;
 	int c = 0;
 	if ((job = pick(0, c))) { /* scontrol update job nice= */
+		changing(job, &c);
 		job->details->nice += 50;
-		hook_state.changed[c++] = job->job_id;
+		update_ends(job);
 	}
 	if ((job = pick(7, c))) { /* scontrol update job qos= */
+		changing(job, &c);
 		job->qos_ptr = qos_by_id(job->qos_ptr && job->qos_ptr->id == 2 ? 1 : 2);
 		job->qos_id = job->qos_ptr->id;
-		hook_state.changed[c++] = job->job_id;
+		update_ends(job);
 	}
 	if ((job = pick(13, c)) && !job->assoc_ptr->partition) { /* partition= */
+		changing(job, &c);
 		part_record_t *to = find_part_record(strcmp(job->part_ptr->name, "p1") ? "p1" : "p2");
 		job->part_ptr = to;
 		xfree(job->partition);
 		job->partition = xstrdup(to->name);
-		hook_state.changed[c++] = job->job_id;
+		update_ends(job);
 	}
 	if ((job = pick(19, c))) { /* scontrol update job account= */
 		slurmdb_assoc_rec_t *to = user_assoc(hook_state.seed + 5);
 		if (to && to != job->assoc_ptr && !to->partition) {
+			changing(job, &c);
 			job->assoc_ptr = to;
 			job->assoc_id = to->id;
 			xfree(job->account);
 			job->account = xstrdup(to->acct);
-			hook_state.changed[c++] = job->job_id;
+			update_ends(job);
 		}
 	}
-	for (int k = 0; k < c; k++) /* the pass had not stored them yet */
-		hook_state.on_time &= find_job_record(hook_state.changed[k])->priority == 1;
+	/* scontrol top (_set_top): a priority and a nice value written
+	 * directly, without priority_p_set; the pass must not store over it */
+	if ((job = pick(23, c))) {
+		changing(job, &c);
+		job->priority = 2;
+		job->details->nice += 1;
+	}
 	/* scontrol update partition=p2 prioritytier=: the multi-partition
 	 * jobs' order changes; from 24.11 update_part re-sorts their lists */
 	part_record_t *p2 = find_part_record("p2");
@@ -200,6 +230,8 @@ static void change_jobs(void *arg)
 	list_for_each(job_list, resort_parts, NULL);
 #endif
 	assoc_mgr_unlock(&read);
+	for (int k = 0; k < updated_count; k++)
+		updated[k]->priority = priority_g_set(0, updated[k]);
 	unlock_slurmctld(write);
 }
 

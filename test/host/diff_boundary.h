@@ -13,10 +13,12 @@
  * the plugin's decay thread, when it releases job R after gathering the
  * pass's jobs and before it takes job W to store them. The hook takes
  * job W and part W, as slurmctld's RPCs do, and changes jobs chosen by
- * the seed: a nice value, a QOS, a partition, an association, and p2's
- * PriorityTier (which reorders multi-partition jobs: from 24.11 their
- * lists are re-sorted, as update_part does). It records, per changed job,
- * that the store had not yet run (job->priority still the submitted 1).
+ * the seed: a nice value, a QOS, a partition and an association, each
+ * ending in priority_g_set as _update_job does; a priority and nice value
+ * written directly, as `scontrol top` does; and p2's PriorityTier (which
+ * reorders multi-partition jobs: from 24.11 their lists are re-sorted, as
+ * update_part does). It records, per changed job, that the store had not
+ * yet run (job->priority still the submitted 1).
  *
  * diff_boundary_check: after the pass, under job W and part R (as
  * slurmctld calls priority_g_set), for every pending job that is not held:

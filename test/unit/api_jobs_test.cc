@@ -437,12 +437,18 @@ TEST(ApiPass, FindsGathersStoresAndPublishes) {
   // Before the store sprio still reads the changed jobs' previous factors.
   EXPECT_FALSE(fw_pass_factors(pass, ids[21], &looked));  // forgotten there too
   ASSERT_TRUE(fw_pass_factors(pass, ids[22], &looked));
+  // The store names it so: the boundary leaves priority_p_set's newer
+  // priority as it is, even one equal to the gathered priority.
   finished = false;
+  size_t set_items = 0;
   while (!finished) {
     while (fw_pass_store_next(pass, true, &item)) {
+      EXPECT_EQ(item.set_since_gather, item.job_id == ids[21]) << item.job_id;
+      set_items += item.set_since_gather;
     }
     finished = fw_pass_store_end_slice(pass);
   }
+  EXPECT_EQ(set_items, 1u);
   EXPECT_FALSE(fw_pass_factors(pass, ids[21], &looked));
   EXPECT_TRUE(fw_pass_factors(pass, ids[150 - 100], &looked));  // stored this time
   fw_pass_destroy(pass);

@@ -83,26 +83,25 @@ static int add_partition_to_order(void *object, void *arg)
 }
 
 /* What must not have changed between computing and storing for a computed
- * priority to still be right (a job update that changes anything else goes
- * through priority_p_set, which recomputes under the caller's lock): two
- * 32-bit fields a step. A multi-partition job's partitions count in list
- * order with their tiers: when a PriorityTier changes, Slurm re-sorts
- * part_ptr_list in place under the job write lock
- * (sort_all_jobs_partition_lists; from 26.11 it also repoints a pending
- * job's part_ptr, 284c3b95f0:src/slurmctld/job_mgr.c), so the list's
- * address would not show that priority_array's order changed. */
+ * priority to be stored: only fields on the lines the store touches anyway
+ * (state, priority, partitions, QOS), so that the write lock waits for no
+ * other line. A job update ends in priority_p_set, whose newer factors
+ * the store leaves (set_since_gather); Slurm's other writers change the
+ * priority itself; the rest (accrue_time) leaves the result as if it had
+ * changed just after the store (doc/slurm-integration.md). A
+ * multi-partition job's partitions count in list order with their tiers:
+ * when a PriorityTier changes, Slurm re-sorts part_ptr_list in place
+ * under the job write lock (sort_all_jobs_partition_lists; from 26.11 it
+ * also repoints a pending job's part_ptr,
+ * 284c3b95f0:src/slurmctld/job_mgr.c), so the list's address would not
+ * show that priority_array's order changed. */
 uint64_t fw_jobs_stamp(const job_record_t *job)
 {
-	const job_details_t *d = job->details;
 	uint64_t h = mix(0, (uint64_t) job->job_state << 32 | job->priority);
-	h = mix(h, (uint64_t) job->direct_set_prio << 32 | (d ? d->nice : 0));
-	h = mix(h, (uint64_t) job->site_factor << 32 | job->time_limit);
-	h = mix(h, (uint64_t) job->total_cpus << 32 | (d ? d->min_nodes : 0));
-	h = mix(h, d ? (uint64_t) d->accrue_time : 0);
+	h = mix(h, job->direct_set_prio);
 	h = mix(h, (uintptr_t) job->part_ptr);
 	h = mix(h, (uintptr_t) job->part_ptr_list);
 	h = mix(h, (uintptr_t) job->qos_ptr);
-	h = mix(h, (uintptr_t) job->assoc_ptr);
 	h = mix(h, (uintptr_t) fw_jobs_qos_list(job));
 	if (job->part_ptr_list)
 		list_for_each_ro(job->part_ptr_list, add_partition_to_order,

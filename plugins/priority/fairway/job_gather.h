@@ -81,10 +81,10 @@ static inline bool fw_jobs_calculate_running(const fw_config_t *config)
 	return fw_settings(config)->flags & PRIORITY_FLAGS_CALCULATE_RUNNING;
 }
 
-/* Every field the gather and the store read: a field left out costs a full
- * miss per job (in 22.05 they lie on about ten of the record's seventeen
- * lines, and which depends on the allocation). Not the job id: the pass
- * has it from its records. */
+/* Every field the gather reads: a field left out costs a full miss per
+ * job (in 22.05 they lie on about ten of the record's seventeen lines,
+ * and which depends on the allocation). Not the job id: the pass has it
+ * from its records. */
 FW_PREFETCH_HELPER void fw_jobs_prefetch_record(const job_record_t *job)
 {
 	FW_PREFETCH(&job->assoc_ptr);

@@ -49,9 +49,10 @@ static uint32_t *prio_array_for(job_record_t *job, int count)
 /* The lines the store reads and writes of the jobs a few items ahead: the
  * record of the farther one, found among the records of the pass's find
  * by the index the gather gave (only an address is computed: the job may
- * be gone); the details its stamp reads and the factors object it
- * rewrites of the nearer one, found by id (its record is valid: job W is
- * held). */
+ * be gone); the factors object it rewrites of the nearer one, found by id
+ * (its record is valid: job W is held). Only the fields the store and its
+ * stamp read (fw_jobs_stamp): the write lock waits for each line left to
+ * memory. */
 FW_PREFETCH_HELPER void prefetch_for_store(const fw_store_item_t *item,
 					   job_record_t *const *records,
 					   size_t count)
@@ -59,19 +60,29 @@ FW_PREFETCH_HELPER void prefetch_for_store(const fw_store_item_t *item,
 	if (item->ahead_record_index < count) {
 		const job_record_t *job = records[item->ahead_record_index];
 		FW_PREFETCH(&job->job_id); /* find_job_record's */
-		fw_jobs_prefetch_record(job);
+		FW_PREFETCH(&job->direct_set_prio);
+		FW_PREFETCH(&job->job_state);
+		FW_PREFETCH(&job->part_ptr_list);
+		FW_PREFETCH(&job->part_ptr);
+		FW_PREFETCH(&job->priority);
+#if FW_SLURM_AT_LEAST(24, 5, 0)
+		FW_PREFETCH(&job->FW_PRIO_MULT);
+#else
+		FW_PREFETCH(&job->priority_array);
+#endif
+		FW_PREFETCH(&job->prio_factors);
+		FW_PREFETCH(&job->qos_ptr);
+#if FW_SLURM_AT_LEAST(24, 11, 0)
+		FW_PREFETCH(&job->qos_list);
+#endif
 	}
 	const job_record_t *near =
 		item->ahead_job_id ? find_job_record(item->ahead_job_id) : NULL;
-	if (near && near->details) {
-		FW_PREFETCH(&near->details->accrue_time);
-		FW_PREFETCH(&near->details->nice);
-		FW_PREFETCH(&near->details->min_nodes);
-	}
 	if (near && near->prio_factors) {
-		FW_PREFETCH_WRITE(near->prio_factors);
-		FW_PREFETCH_WRITE((const char *) near->prio_factors +
-				  sizeof(*near->prio_factors) - 1);
+		const char *f = (const char *) near->prio_factors;
+		for (size_t at = 0; at < sizeof(*near->prio_factors); at += 64)
+			FW_PREFETCH_WRITE(f + at);
+		FW_PREFETCH_WRITE(f + sizeof(*near->prio_factors) - 1);
 	}
 }
 
@@ -201,7 +212,8 @@ uint32_t fw_jobs_compute_and_store(fw_held_t *held, job_record_t *job,
 /* ---- the pass ------------------------------------------------------------------------ */
 
 /* Each job is found by id (a hash lookup); the core names the jobs a few
- * items ahead to prefetch. At most two core calls per job: the next item
+ * items ahead to prefetch. A job priority_p_set stored since the gather
+ * keeps what it stored. At most two core calls per job: the next item
  * (retiring the one before), and for a job changed since the gather its
  * recompute (fw_pass_store_recompute: its own factors win). */
 bool fw_jobs_store_slice(fw_held_t *held, fw_pass_t *pass,
@@ -220,8 +232,12 @@ bool fw_jobs_store_slice(fw_held_t *held, fw_pass_t *pass,
 	bool stored = false;
 	while (fw_pass_store_next(pass, stored, &item)) {
 		prefetch_for_store(&item, records, count);
-		job_record_t *job = find_job_record(item.job_id);
 		stored = false;
+		if (item.set_since_gather) { /* priority_p_set's are newer */
+			++*recomputed;
+			continue;
+		}
+		job_record_t *job = find_job_record(item.job_id);
 		if (!job || !fw_jobs_eligible(job, running_too) ||
 		    fw_jobs_operator_set(job))
 			continue;
