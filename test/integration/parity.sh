@@ -254,12 +254,22 @@ explain_all() {
 check_metrics() {
   local mode=$1 plugin=$2 base="$out/$mode.$plugin"
   [ -n "${FW_SLURM:-}" ] && [ -z "${FW_TOOL:-}" ] && return # said by explain_all
-  sshare -a -l -P > "$base.metrics-sshare"
-  squeue -h -t PD -o '%Q %u %a' > "$base.metrics-squeue"
-  if ! "$FAIRWAY" metrics > "$base.metrics" 2> "$base.metrics.err"; then
-    fail "$mode: fairway metrics failed under $plugin: $(head -3 "$base.metrics.err")"
-    return
-  fi
+  # A multi-QOS job's priority follows the QOS the scheduler tried last
+  # (see without_multi_qos_priority), so a scheduling cycle between the
+  # reads can change it: the queue is read before and after metrics, and
+  # all three again (up to 5 times) until the two reads agree.
+  local try
+  for try in 1 2 3 4 5; do
+    sshare -a -l -P > "$base.metrics-sshare"
+    squeue -h -t PD -o '%Q %u %a' > "$base.metrics-squeue"
+    if ! "$FAIRWAY" metrics > "$base.metrics" 2> "$base.metrics.err"; then
+      fail "$mode: fairway metrics failed under $plugin: $(head -3 "$base.metrics.err")"
+      return
+    fi
+    squeue -h -t PD -o '%Q %u %a' > "$base.metrics-squeue.after"
+    cmp -s "$base.metrics-squeue" "$base.metrics-squeue.after" && break
+    log "$mode: the queue changed while fairway metrics read it (try $try)"
+  done
   if /usr/bin/python3 "$(dirname "$0")/metrics_check.py" "$base.metrics" \
       "$base.metrics-sshare" "$base.metrics-squeue" "$plugin" "$(date +%s)" > "$base.metrics.check" 2>&1; then
     pass "$mode: fairway metrics parses and equals sshare and squeue for every association under $plugin ($(tail -1 "$base.metrics.check"))"
