@@ -5,7 +5,7 @@
 # Slurm's private headers (src/...): only Slurm's public API (slurm/*.h,
 # used by the tool's libslurm client) is written to be included from C++.
 # It also fails when the code that includes Slurm's headers, where every
-# release difference lives, grows past its budget of 3,285 lines (3,279
+# release difference lives, grows past its budget of 3,270 lines (3,270
 # on 2026-11-28, as clang-format writes them; doc/architecture.md gives
 # it per file and says why it is what it is). The budget was 2,700 until
 # jobs.c was split into job_find.c, job_gather.c and job_store.c, each with
@@ -51,7 +51,7 @@ for f in $(cd "$top" && find src tool plugins test bench -type f \( -name '*.c' 
   fi
 done
 lines=$(cd "$top/plugins/priority/fairway" && grep -lE "$slurm_include|include \"fw_plugin.h\"|ifdef FW_SLURM_AT_LEAST" *.c *.h | xargs cat | wc -l)
-budget=3285
+budget=3270
 if [ "$lines" -gt "$budget" ]; then
   echo "FAIL: the files that include Slurm headers hold $lines lines, over the budget of $budget (test/boundary_is_c.sh, doc/architecture.md)"
   status=1

@@ -4,8 +4,8 @@
 # many cache misses in flight. GCC may delete a prefetch without a warning
 # (a function made only of prefetches looks free of side effects); the pass
 # then runs about twice as slow. This checks that, for each source file of
-# the plugin (and each header: job_gather.h holds the gather's prefetch
-# helper), the built plugin holds at least as many
+# the plugin (and each header: job_gather.h holds the prefetch helpers of
+# the gather and the store), the built plugin holds at least as many
 # prefetch instructions attributed to that file (by the debug line table,
 # inlined code included) as the file has prefetch calls that every
 # release compiles.

@@ -81,14 +81,10 @@ static inline bool fw_jobs_calculate_running(const fw_config_t *config)
 	return fw_settings(config)->flags & PRIORITY_FLAGS_CALCULATE_RUNNING;
 }
 
-/* Every field the gather reads: a field left out costs a full miss per
- * job (in 22.05 they lie on about ten of the record's seventeen lines,
- * and which depends on the allocation). Not the job id: the pass has it
- * from its records. */
-FW_PREFETCH_HELPER void fw_jobs_prefetch_record(const job_record_t *job)
+/* The fields fw_jobs_stamp and the store read, which is all the store
+ * prefetches: under the job write lock each other line is waited for. */
+FW_PREFETCH_HELPER void fw_jobs_prefetch_stamped(const job_record_t *job)
 {
-	FW_PREFETCH(&job->assoc_ptr);
-	FW_PREFETCH(&job->details);
 	FW_PREFETCH(&job->direct_set_prio);
 	FW_PREFETCH(&job->job_state);
 	FW_PREFETCH(&job->part_ptr_list);
@@ -104,6 +100,17 @@ FW_PREFETCH_HELPER void fw_jobs_prefetch_record(const job_record_t *job)
 #if FW_SLURM_AT_LEAST(24, 11, 0)
 	FW_PREFETCH(&job->qos_list);
 #endif
+}
+
+/* Every field the gather reads: a field left out costs a full miss per
+ * job (in 22.05 they lie on about ten of the record's seventeen lines,
+ * and which depends on the allocation). Not the job id: the pass has it
+ * from its records. */
+FW_PREFETCH_HELPER void fw_jobs_prefetch_record(const job_record_t *job)
+{
+	fw_jobs_prefetch_stamped(job);
+	FW_PREFETCH(&job->assoc_ptr);
+	FW_PREFETCH(&job->details);
 	FW_PREFETCH(&job->site_factor);
 	FW_PREFETCH(&job->time_limit);
 	FW_PREFETCH(&job->total_cpus);

@@ -50,9 +50,7 @@ static uint32_t *prio_array_for(job_record_t *job, int count)
  * record of the farther one, found among the records of the pass's find
  * by the index the gather gave (only an address is computed: the job may
  * be gone); the factors object it rewrites of the nearer one, found by id
- * (its record is valid: job W is held). Only the fields the store and its
- * stamp read (fw_jobs_stamp): the write lock waits for each line left to
- * memory. */
+ * (its record is valid: job W is held). */
 FW_PREFETCH_HELPER void prefetch_for_store(const fw_store_item_t *item,
 					   job_record_t *const *records,
 					   size_t count)
@@ -60,21 +58,7 @@ FW_PREFETCH_HELPER void prefetch_for_store(const fw_store_item_t *item,
 	if (item->ahead_record_index < count) {
 		const job_record_t *job = records[item->ahead_record_index];
 		FW_PREFETCH(&job->job_id); /* find_job_record's */
-		FW_PREFETCH(&job->direct_set_prio);
-		FW_PREFETCH(&job->job_state);
-		FW_PREFETCH(&job->part_ptr_list);
-		FW_PREFETCH(&job->part_ptr);
-		FW_PREFETCH(&job->priority);
-#if FW_SLURM_AT_LEAST(24, 5, 0)
-		FW_PREFETCH(&job->FW_PRIO_MULT);
-#else
-		FW_PREFETCH(&job->priority_array);
-#endif
-		FW_PREFETCH(&job->prio_factors);
-		FW_PREFETCH(&job->qos_ptr);
-#if FW_SLURM_AT_LEAST(24, 11, 0)
-		FW_PREFETCH(&job->qos_list);
-#endif
+		fw_jobs_prefetch_stamped(job);
 	}
 	const job_record_t *near =
 		item->ahead_job_id ? find_job_record(item->ahead_job_id) : NULL;
