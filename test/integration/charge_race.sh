@@ -110,7 +110,7 @@ charged_exactly() {
   local plugin=$1 user raw total=0 ok=1
   for user in "${!used[@]}"; do
     total=$((total + used[$user]))
-    raw=$(sshare -n -P -a -u "$user" -o user,rawusage | awk -F'|' -v u="$user" '$1==u{print $2; exit}')
+    raw=$(raw_usage "$user")
     if [ "$raw" != "${used[$user]}" ]; then
       ok=0; fail "$plugin: $user RawUsage $raw, expected ${used[$user]} (billing x run time)"
     fi

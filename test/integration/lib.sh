@@ -170,9 +170,15 @@ submit_as() {
   runuser -u "$user" -- sbatch --parsable -o /dev/null -e /dev/null "$@"
 }
 
+# raw_usage USER: USER's RawUsage (its one association) as sshare prints it.
+raw_usage() {
+  sshare -n -P -a -u "$1" -o user,rawusage | awk -F'|' -v u="$1" '$1==u{print $2; exit}'
+}
+
 # ended_job_usage [ID]: for job ID, or for each job slurmctld still holds,
-# "ID USER CPU-SECONDS" of its allocation as slurmctld recorded it: NumCPUs x RunTime ([days-]hours:minutes:seconds), what a job
-# charges with billing = CPUs. Not sacct: under load slurmdbd can list a
+# "ID USER CPU-SECONDS" of its allocation as slurmctld recorded it:
+# NumCPUs x RunTime ([days-]hours:minutes:seconds), what a job charges
+# with billing = CPUs. Not sacct: under load slurmdbd can list a
 # job without its start (no run time) while slurmctld and the plugin have
 # it right (a CI rehearsal, 2026-11-28). Ended jobs are kept MinJobAge
 # (scripts/cluster: 120 s), so read them soon after they end.

@@ -67,11 +67,6 @@ extend_tree() {
 }
 extend_tree
 
-# raw_usage USER: USER's RawUsage (its one association) as sshare prints it.
-raw_usage() {
-  sshare -n -P -a -u "$1" -o user,rawusage | awk -F'|' -v u="$1" '$1==u{print $2; exit}'
-}
-
 log "making usage with real jobs (fairway charges it)"
 submit_as fwuser1 -n1 --wrap 'sleep 3' >/dev/null
 submit_as fwuser2 -n2 --wrap 'sleep 2' >/dev/null
