@@ -52,8 +52,9 @@ struct fw_remote {
   fairway::RemoteUsed last_used;
   // What the last fairshare added, as fairway_remote_used's bytes
   // (RemoteUsed::Serialize); empty before the first. Made by
-  // fw_remote_prepare_used from used_at and used_clusters, after the
-  // fairshare, once slurmctld's locks are released.
+  // fw_remote_prepare_used from used_at, used_view and used_synced_at
+  // (planned use: from last_used), after the fairshare, once slurmctld's
+  // locks are released.
   std::string last_used_bytes;
   bool used_pending = false;
   int64_t used_at = 0;

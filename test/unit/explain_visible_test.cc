@@ -19,7 +19,8 @@ namespace fairway {
 namespace {
 
 // The controller's state for a tree file in `mode`, every association with
-// the values the plugin writes back (WriteFairshare).
+// the values the plugin writes back (fw_assocs_fairshare in
+// plugins/priority/fairway/assocs.c: usage_efctv, level_fs, fs_factor).
 client::ControllerState StateFor(const std::string& file, FairshareMode mode, uint32_t flags = 0) {
   client::ControllerState st;
   st.params.mode_override = mode;

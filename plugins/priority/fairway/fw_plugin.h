@@ -5,8 +5,8 @@
  * after it). Those headers declare their functions that take a Slurm type
  * under #ifdef FW_SLURM_AT_LEAST, so that the files that need no Slurm
  * header (decay_pass.c, decay_thread.c, state_files.c, ledger_file.c,
- * config_store.c, lock_witness.c) include them too and still see no
- * Slurm type. */
+ * config_store.c, lock_witness.c, fw_thread.c, remote_sync.c) include
+ * them too and still see no Slurm type. */
 #ifndef FAIRWAY_PLUGIN_FW_PLUGIN_H_
 #define FAIRWAY_PLUGIN_FW_PLUGIN_H_
 
