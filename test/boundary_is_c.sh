@@ -5,8 +5,8 @@
 # Slurm's private headers (src/...): only Slurm's public API (slurm/*.h,
 # used by the tool's libslurm client) is written to be included from C++.
 # It also fails when the code that includes Slurm's headers, where every
-# release difference lives, grows past its budget of 3,270 lines (3,270
-# on 2026-11-28, as clang-format writes them; doc/architecture.md gives
+# release difference lives, grows past its budget of 3,280 lines (3,275
+# on 2026-11-29, as clang-format writes them; doc/architecture.md gives
 # it per file and says why it is what it is). The budget was 2,700 until
 # jobs.c was split into job_find.c, job_gather.c and job_store.c, each with
 # a header (issue 46): 94 more lines, of file comments, includes, guards,
@@ -30,7 +30,9 @@
 # until the plugin wrote Slurm's assoc_usage and qos_usage itself instead
 # of calling dump_assoc_mgr_state, whose save leaves no assoc_usage for an
 # instant that 25.05+ slurmctld cannot start from (usage_save.c, 91 lines:
-# Slurm's format with Slurm's pack functions). Code that
+# Slurm's format with Slurm's pack functions). It was 3,270 until a pass
+# hashed the associations' usage itself (changes.c fw_changes_usage,
+# 8 lines) instead of taking two whole looks for changes. Code that
 # needs no Slurm type
 # belongs in the core or behind fw_host.h, and a new release's
 # differences must not double it unseen. A header that declares functions
@@ -51,7 +53,7 @@ for f in $(cd "$top" && find src tool plugins test bench -type f \( -name '*.c' 
   fi
 done
 lines=$(cd "$top/plugins/priority/fairway" && grep -lE "$slurm_include|include \"fw_plugin.h\"|ifdef FW_SLURM_AT_LEAST" *.c *.h | xargs cat | wc -l)
-budget=3270
+budget=3280
 if [ "$lines" -gt "$budget" ]; then
   echo "FAIL: the files that include Slurm headers hold $lines lines, over the budget of $budget (test/boundary_is_c.sh, doc/architecture.md)"
   status=1

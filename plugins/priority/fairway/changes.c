@@ -7,6 +7,8 @@
 
 #include "changes.h"
 #include "fw_prefetch.h"
+#include "fw_thread.h"
+#include "lock_witness.h"
 #include "locks.h"
 
 /* slurmctld's partitions; weak, so that the plugin still loads in sshare
@@ -96,6 +98,15 @@ static void hash_assocs(fw_changes_t *c)
 	c->records += listed_count;
 }
 
+uint64_t fw_changes_usage(const fw_held_t *held)
+{
+	FW_REQUIRE(held, FW_NO_LOCK, FW_NO_LOCK, FW_READ_LOCK, FW_NO_LOCK, 0);
+	fw_changes_t c = { 0 };
+	if (assoc_mgr_assoc_list)
+		hash_assocs(&c);
+	return c.usage;
+}
+
 static int hash_qos(void *x, void *arg)
 {
 	const slurmdb_qos_rec_t *q = x;
@@ -114,20 +125,14 @@ void fw_changes_fingerprint(fw_changes_t *c)
 		list_for_each_ro(part_list, hash_partition, c);
 	fw_unlock(&held, FW_PARTS_READ);
 	fw_lock(&held, FW_ASSOCS_READ);
-	struct timespec start, end, cpu_start, cpu_end;
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu_start);
+	const double start = fw_wall_ms(), cpu_start = fw_thread_cpu_ms();
 	if (assoc_mgr_assoc_list)
 		hash_assocs(c);
 	if (assoc_mgr_qos_list)
 		list_for_each_ro(assoc_mgr_qos_list, hash_qos, c);
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu_end);
-	clock_gettime(CLOCK_MONOTONIC, &end);
+	c->cpu_ms = fw_thread_cpu_ms() - cpu_start;
+	c->held_ms = fw_wall_ms() - start;
 	fw_unlock(&held, FW_ASSOCS_READ);
-	c->held_ms = (end.tv_sec - start.tv_sec) * 1e3 +
-		     (end.tv_nsec - start.tv_nsec) / 1e6;
-	c->cpu_ms = (cpu_end.tv_sec - cpu_start.tv_sec) * 1e3 +
-		    (cpu_end.tv_nsec - cpu_start.tv_nsec) / 1e6;
 }
 
 void fw_changes_scheduler(fw_sched_counters_t *out)

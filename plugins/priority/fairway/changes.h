@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "locks.h"
+
 /* 64-bit hashes, each over its list (in list order, but the associations'
  * in any order); equal hashes: nothing of it changed (but for a 2^-64
  * chance). */
@@ -19,8 +21,8 @@ typedef struct {
 	uint64_t assocs; /* parent, raw shares, priority; a sum of terms */
 	uint64_t qos; /* id, priority */
 	/* Each association's raw usage (an admin's RawUsage=0). The plugin's
-	 * own charges and decay change it too: the caller takes it after its
-	 * pass, the others before. */
+	 * own charges and decay change it too: a pass takes it again right
+	 * after its fairshare (fw_changes_usage). */
 	uint64_t usage;
 	size_t records; /* partitions + associations + QOS hashed */
 	/* assoc R + QOS R held (wall; waits for a writer excluded), and the
@@ -32,6 +34,12 @@ typedef struct {
 /* Takes part R, then assoc R + QOS R (FW_PARTS_READ, FW_ASSOCS_READ), one
  * after the other; requires no Slurm lock. */
 void fw_changes_fingerprint(fw_changes_t *out);
+
+/* Requires assoc R. What fw_changes_fingerprint would give as usage now:
+ * the decay pass takes it right after its fairshare, whose snapshot has
+ * just read the same records, instead of a whole fingerprint after the
+ * pass (0 without assoc_mgr's list, as there). */
+uint64_t fw_changes_usage(const fw_held_t *held);
 
 /* sdiag's counters (slurmctld_diag_stats), read without a lock: each is
  * one aligned word that only slurmctld's threads write, and a torn or late

@@ -15,6 +15,7 @@
 #include "decay_pass.h"
 #include "assocs.h"
 #include "bootstrap.h"
+#include "changes.h"
 #include "charge.h"
 #include "config_store.h"
 #include "decay_thread.h"
@@ -91,6 +92,23 @@ void fw_decay_bootstrap(const fw_config_t *config, time_t now,
 	}
 }
 
+/* 5, end. With looks for changes on: the associations' usage as the pass
+ * left it, for the thread to compare later looks with (its own decay and
+ * charges are no change). Taken here, where the fairshare snapshot has
+ * just read these records, not by a whole look after the pass. Job ends
+ * later in the pass show as usage changes too, and are noted as job ends
+ * anyway. */
+static void usage_after(const fw_config_t *config, fw_held_t *held,
+			fw_pass_report_t *r)
+{
+	if (fw_settings(config)->change_check_s <= 0)
+		return;
+	fw_lock(held, FW_ASSOCS_READ);
+	r->usage_after = fw_changes_usage(held);
+	r->usage_taken = true;
+	fw_unlock(held, FW_ASSOCS_READ);
+}
+
 /* The steps of a pass, numbered as in doc/architecture.md, and the locks
  * each takes (the caller holds none). "here": taken and released in
  * fw_decay_pass, recorded in held; "inside": by the function called, which
@@ -100,7 +118,9 @@ void fw_decay_bootstrap(const fw_config_t *config, time_t now,
  *   3. find the job records        FW_JOBS_READ here, held through 6
  *   4. charge running jobs         FW_USAGE_WRITE and the ledger inside, per job
  *   5. fairshare                   the ledger here (rolled), then
- *                                  FW_FAIRSHARE (and the ledger) inside
+ *                                  FW_FAIRSHARE (and the ledger) inside;
+ *                                  then FW_ASSOCS_READ here for the usage
+ *                                  the looks compare with
  *   6. gather and compute          FW_ASSOCS_READ here, inside job R
  *   7. store the changed jobs      FW_JOBS_WRITE here, one hold per slice
  *   8. persist                     the ledger and the state-file lock inside
@@ -140,6 +160,7 @@ void fw_decay_pass(const fw_config_t *config, time_t now,
 	if (!jobs_step) {
 		/* 5. Fairshare only. */
 		fw_assocs_fairshare(config, now);
+		usage_after(config, &held, r);
 		lap(&mark, &r->cpu.fairshare);
 	} else {
 		/* 2. The site factor plugin's update. */
@@ -169,6 +190,7 @@ void fw_decay_pass(const fw_config_t *config, time_t now,
 			fw_ledger_release();
 		}
 		fw_assocs_fairshare(config, now);
+		usage_after(config, &held, r);
 		lap(&mark, &r->cpu.fairshare);
 		/* 6. Gather and compute; job queries still run. */
 		double gather_start = fw_wall_ms();

@@ -122,6 +122,12 @@ static void *thread_main(void *unused)
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
 	unsigned triggers = FW_TRIGGER_START;
 	fw_changes_t seen = { 0 };
+	/* The last look since the last pass, if any: the shape of the records
+	 * the next pass starts from. A change between it and the pass's read
+	 * costs one more pass, found by the next look, rather than a look
+	 * more in every pass. */
+	fw_changes_t latest = { 0 };
+	bool latest_valid = false;
 	fw_sched_counters_t sched_seen = { 0 }, sched_now = { 0 };
 	bool backfill_overlap = false;
 	/* The looks since the last pass: how many, their total and longest
@@ -144,8 +150,11 @@ static void *thread_main(void *unused)
 		/* The records' shape before the pass reads them: a change
 		 * while it runs is seen at the next look. */
 		fw_changes_t before = seen;
-		if (look)
+		if (look && latest_valid)
+			before = latest;
+		else if (look)
 			fw_changes_fingerprint(&before);
+		latest_valid = false;
 		/* A rebuild that found no slurmdbd is retried every pass. One
 		 * that succeeds counted running jobs up to start_time: job ends
 		 * charge from there on, not from the clock before it. */
@@ -162,10 +171,14 @@ static void *thread_main(void *unused)
 		/* The usage as this pass left it (its own charges and decay
 		 * are no change to react to). */
 		if (look) {
-			fw_changes_t after;
-			fw_changes_fingerprint(&after);
 			seen = before;
-			seen.usage = after.usage;
+			if (report.usage_taken) {
+				seen.usage = report.usage_after;
+			} else { /* looks turned on during the pass */
+				fw_changes_t after;
+				fw_changes_fingerprint(&after);
+				seen.usage = after.usage;
+			}
 		}
 		/* Backfill keeps each job's priority from its queue's making
 		 * and writes it back when it tests the job, after yielding its
@@ -231,6 +244,8 @@ static void *thread_main(void *unused)
 				if (took > longest_look_ms)
 					longest_look_ms = took;
 				triggers |= changed(&current, &seen);
+				latest = current;
+				latest_valid = true;
 			}
 			/* The decay clock counts whole seconds: a pass in the
 			 * second of the last would charge and decay nothing, and
