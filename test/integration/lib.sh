@@ -170,9 +170,11 @@ submit_as() {
   runuser -u "$user" -- sbatch --parsable -o /dev/null -e /dev/null "$@"
 }
 
-# raw_usage USER: USER's RawUsage (its one association) as sshare prints it.
+# raw_usage USER: USER's RawUsage (its one association) as sshare prints it;
+# empty when sshare does not answer within 20 s (a slurmctld being killed
+# or restarted).
 raw_usage() {
-  sshare -n -P -a -u "$1" -o user,rawusage | awk -F'|' -v u="$1" '$1==u{print $2; exit}'
+  timeout 20 sshare -n -P -a -u "$1" -o user,rawusage | awk -F'|' -v u="$1" '$1==u{print $2; exit}'
 }
 
 # ended_job_usage [ID]: for job ID, or for each job slurmctld still holds,

@@ -78,7 +78,6 @@ start_ctld() {
 }
 new_log() { tail -c +$(($1 + 1)) "$c/log/slurmctld.log"; }
 log_size() { stat -c %s "$c/log/slurmctld.log"; }
-raw_of() { timeout 20 sshare -a -n -P -o user,rawusage | awk -F'|' -v u="$1" '$1==u {print $2; exit}'; }
 # The 16 bytes of priority_last_decay_ran for (last_ran, last_reset).
 clock_bytes() { python3 -c "import struct,sys; sys.stdout.buffer.write(struct.pack('>qq', int(sys.argv[1]), int(sys.argv[2])))" "$1" "$2"; }
 # last_ran of a valid clock file, else empty.
@@ -147,7 +146,7 @@ last_l1=0  # the previous case's pass time, when no clock file holds it
 snapshot() {
   local l1 l2 u
   for _ in 1 2 3; do
-    l1=$(clock_ran); for u in $users; do before[$u]=$(raw_of "$u"); done; l2=$(clock_ran)
+    l1=$(clock_ran); for u in $users; do before[$u]=$(raw_usage "$u"); done; l2=$(clock_ran)
     [ "$l1" = "$l2" ] && break
   done
   L0=${l1:-$last_l1}
@@ -158,7 +157,7 @@ snapshot() {
 check_usage() {
   local name=$1 l1=$2 mode=$3 u now_raw d e ok=1 what=""
   for u in $users; do
-    now_raw=$(raw_of "$u")
+    now_raw=$(raw_usage "$u")
     if [ "$mode" = delta ]; then
       d=$((now_raw - before[$u])); e=$((l1 - L0))
     else
