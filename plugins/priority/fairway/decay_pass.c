@@ -105,7 +105,6 @@ static void usage_after(const fw_config_t *config, fw_held_t *held,
 		return;
 	fw_lock(held, FW_ASSOCS_READ);
 	r->usage_after = fw_changes_usage(held);
-	r->usage_taken = true;
 	fw_unlock(held, FW_ASSOCS_READ);
 }
 

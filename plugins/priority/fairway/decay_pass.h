@@ -38,9 +38,9 @@ typedef struct {
 	 * pass: how many, their mean and longest hold of assoc R + QOS R,
 	 * their mean CPU, and how many records each hashed. */
 	char trigger[80];
-	/* With looks for changes on (change_check > 0), the associations'
-	 * usage hash (changes.h) right after the pass's fairshare. */
-	bool usage_taken;
+	/* With looks for changes on (change_check > 0 in the pass's
+	 * configuration), the associations' usage hash (changes.h) right
+	 * after the pass's fairshare; 0 otherwise. */
 	uint64_t usage_after;
 	size_t looks, look_records;
 	double look_ms, longest_look_ms, look_cpu_ms;

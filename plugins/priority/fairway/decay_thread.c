@@ -169,16 +169,11 @@ static void *thread_main(void *unused)
 				 (pass_end.tv_nsec - pass_start.tv_nsec) / 1e6;
 		atomic_store(&last_ran, clock.last_ran);
 		/* The usage as this pass left it (its own charges and decay
-		 * are no change to react to). */
+		 * are no change to react to), which the pass took because
+		 * looks are on in the configuration it ran with. */
 		if (look) {
 			seen = before;
-			if (report.usage_taken) {
-				seen.usage = report.usage_after;
-			} else { /* looks turned on during the pass */
-				fw_changes_t after;
-				fw_changes_fingerprint(&after);
-				seen.usage = after.usage;
-			}
+			seen.usage = report.usage_after;
 		}
 		/* Backfill keeps each job's priority from its queue's making
 		 * and writes it back when it tests the job, after yielding its
