@@ -299,6 +299,7 @@ void BM_ApiPass(benchmark::State& state, size_t n, bool steady) {
       }
       finished = fw_pass_store_end_slice(pass);
     }
+    fw_pass_trim(pass);  // as the plugin does after every store
     if (steady) now += 300;
   };
   if (steady) {

@@ -700,6 +700,13 @@ void fw_pass_store_recompute(fw_pass_t *pass, const fw_job_input_t *job,
  * table for sprio). The pass's statistics, for its log line:
  * fw_pass_stats. */
 bool fw_pass_store_end_slice(fw_pass_t *pass);
+/* Between passes (after the store finished, before the next begin), on
+ * the thread that runs them: gives back the changed-jobs lists when the
+ * last pass left them larger than a steady pass needs. It unmaps memory,
+ * so the boundary calls it with no lock held; the lists are the pass's
+ * own (sprio and priority_p_set never read them). Without it the lists
+ * keep their largest size. */
+void fw_pass_trim(fw_pass_t *pass);
 
 typedef struct {
   size_t computed;   /* jobs computed by the last gather */

@@ -525,6 +525,45 @@ TEST(ApiPass, IncrOnlyIsAppliedInTheCore) {
   fw_pass_destroy(pass);
 }
 
+// fw_pass_trim gives back the changed-jobs lists between passes only:
+// called between two slices of a store too large to keep (after a
+// restart every job changes), it must leave the rest of the store to do;
+// called after, the next pass stores as before.
+TEST(ApiPass, TrimWaitsForTheStoreToFinish) {
+  ConfigHolder c(JobsInput());
+  const fw_cluster_t cluster{256, 16};
+  const fw_partition_input_t parts[] = {Partition(10, 1)};
+  constexpr uint32_t kJobs = 5000;  // over what trim keeps (3,024 items)
+  std::vector<Job> jobs(kJobs);
+  for (uint32_t i = 0; i < kJobs; ++i) MakeJob(&jobs[i], i + 1, 0);
+  fw_pass_t* pass = fw_pass_create();
+  for (int round = 0; round < 2; ++round) {
+    SCOPED_TRACE("pass " + std::to_string(round));
+    fw_pass_begin(pass, c.get(), &cluster, kNow + 300 * round);
+    for (Job& j : jobs) fw_pass_add(pass, &j.in, parts);
+    fw_pass_end_gather(pass);
+    size_t items = 0;
+    bool finished = false;
+    fw_store_item_t item{};
+    while (!finished) {
+      while (fw_pass_store_next(pass, true, &item)) {
+        Job& j = jobs[item.job_id - 1];
+        fw_factors_t expected{};
+        fw_job_priority(c.get(), &j.in, parts, &cluster, kNow + 300 * round, &expected, nullptr,
+                        nullptr);
+        EXPECT_EQ(item.factors.priority, expected.priority) << item.job_id;
+        j.in.priority = 1 + round;  // the next pass changes every job again
+        ++items;
+      }
+      fw_pass_trim(pass);
+      finished = fw_pass_store_end_slice(pass);
+    }
+    EXPECT_EQ(items, kJobs);
+    fw_pass_trim(pass);
+  }
+  fw_pass_destroy(pass);
+}
+
 TEST(ApiPass, NoChangedJobFinishesAtOnce) {
   const fw_config_input_t in = JobsInput();
   ConfigHolder c(in);
@@ -724,8 +763,14 @@ TEST(ApiPass, OneTableMatchesTheModelOverGeneratedPasses) {
             m.shown.reset();
           }
         }
+        // Between slices the pass is still under way: fw_pass_trim must
+        // leave its changed-jobs lists alone.
+        if (chance(0.2)) fw_pass_trim(pass);
         finished = fw_pass_store_end_slice(pass);
       }
+      // Between passes it gives back what it need not keep; the table
+      // (what sprio reads) stays.
+      if (chance(0.5)) fw_pass_trim(pass);
       ExpectShown(pass, jobs, gone, "after the store");
       if (HasFatalFailure()) break;
       if (gone.size() > 5000) gone.erase(gone.begin(), gone.begin() + 2500);

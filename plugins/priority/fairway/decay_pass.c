@@ -121,7 +121,8 @@ static void usage_after(const fw_config_t *config, fw_held_t *held,
  *                                  then FW_ASSOCS_READ here for the usage
  *                                  the looks compare with
  *   6. gather and compute          FW_ASSOCS_READ here, inside job R
- *   7. store the changed jobs      FW_JOBS_WRITE here, one hold per slice
+ *   7. store the changed jobs      FW_JOBS_WRITE here, one hold per slice;
+ *                                  then no lock (fw_pass_trim unmaps)
  *   8. persist                     the ledger and the state-file lock inside
  *                                  (ledger file, clock); FW_USAGE_SAVE
  *                                  then the state-file lock inside
@@ -214,6 +215,7 @@ void fw_decay_pass(const fw_config_t *config, time_t now,
 			if (hold > r->longest_hold_ms)
 				r->longest_hold_ms = hold;
 		}
+		fw_pass_trim(pass);
 		fw_pass_stats(pass, &r->jobs);
 		r->job_records = fw_pass_jobs(pass, NULL);
 		lap(&mark, &r->cpu.priority);
