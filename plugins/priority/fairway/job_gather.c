@@ -97,12 +97,16 @@ static int add_partition_to_order(void *object, void *arg)
  * show that priority_array's order changed. */
 uint64_t fw_jobs_stamp(const job_record_t *job)
 {
-	uint64_t h = mix(0, (uint64_t) job->job_state << 32 | job->priority);
-	h = mix(h, job->direct_set_prio);
-	h = mix(h, (uintptr_t) job->part_ptr);
-	h = mix(h, (uintptr_t) job->part_ptr_list);
-	h = mix(h, (uintptr_t) job->qos_ptr);
-	h = mix(h, (uintptr_t) fw_jobs_qos_list(job));
+	/* Independent products, not a chain of mixes (their latency was in
+	 * every stored job's hold): an odd factor is invertible modulo 2^64,
+	 * so a change of one field always changes the sum. */
+	uint64_t h = ((uint64_t) job->job_state << 32 | job->priority) *
+			     0x9e3779b97f4a7c15ull +
+		     (uint64_t) job->direct_set_prio * 0xbf58476d1ce4e5b9ull +
+		     (uintptr_t) job->part_ptr * 0x94d049bb133111ebull +
+		     (uintptr_t) job->part_ptr_list * 0xd6e8feb86659fd93ull +
+		     (uintptr_t) job->qos_ptr * 0xa0761d6478bd642full +
+		     (uintptr_t) fw_jobs_qos_list(job) * 0xe7037ed1a0b428dbull;
 	if (job->part_ptr_list)
 		list_for_each_ro(job->part_ptr_list, add_partition_to_order,
 				 &h);
