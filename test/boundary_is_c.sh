@@ -5,7 +5,7 @@
 # Slurm's private headers (src/...): only Slurm's public API (slurm/*.h,
 # used by the tool's libslurm client) is written to be included from C++.
 # It also fails when the code that includes Slurm's headers, where every
-# release difference lives, grows past its budget of 3,280 lines (3,275
+# release difference lives, grows past its budget of 3,280 lines (3,279
 # on 2026-11-29, as clang-format writes them; doc/architecture.md gives
 # it per file and says why it is what it is). The budget was 2,700 until
 # jobs.c was split into job_find.c, job_gather.c and job_store.c, each with
